@@ -1,0 +1,178 @@
+/* weft: compiled collectives for many-core nodes and accelerators.
+ *
+ * The C API. It follows NCCL's names and argument order; every function returns a
+ * weftResult_t, never aborts and never lets a C++ exception escape. The detailed text of
+ * the last failure on a communicator is available from weftGetLastError(). */
+#ifndef WEFT_WEFT_H_
+#define WEFT_WEFT_H_
+
+#include <mpi.h>
+#include <stddef.h>
+
+/// Marks the exported C API (the library is built with hidden visibility).
+#if defined(__GNUC__)
+#define WEFT_API __attribute__((visibility("default")))
+#else
+#define WEFT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Major, minor and patch of this header's library.
+#define WEFT_MAJOR 0
+#define WEFT_MINOR 1
+#define WEFT_PATCH 0
+/// One integer for the version: MAJOR*10000 + MINOR*100 + PATCH (NCCL's scheme).
+#define WEFT_VERSION_CODE (WEFT_MAJOR * 10000 + WEFT_MINOR * 100 + WEFT_PATCH)
+
+/// Status of every call. The numbering is part of the ABI.
+typedef enum {
+  weftSuccess = 0,
+  weftUnhandledDeviceError = 1,
+  weftSystemError = 2,
+  weftInternalError = 3,
+  weftInvalidArgument = 4,
+  weftInvalidUsage = 5,
+  weftRemoteError = 6,
+  weftInProgress = 7,
+  weftTimeout = 8,
+  weftNotSupported = 9,
+  weftMpiError = 10,
+  weftNumResults = 11
+} weftResult_t;
+
+/// Element types. fp16/bf16 reductions accumulate in fp32.
+typedef enum {
+  weftInt8 = 0,
+  weftChar = 0,
+  weftUint8 = 1,
+  weftInt32 = 2,
+  weftInt = 2,
+  weftUint32 = 3,
+  weftInt64 = 4,
+  weftUint64 = 5,
+  weftFloat16 = 6,
+  weftHalf = 6,
+  weftBfloat16 = 7,
+  weftFloat32 = 8,
+  weftFloat = 8,
+  weftFloat64 = 9,
+  weftDouble = 9,
+  weftNumTypes = 10
+} weftDataType_t;
+
+/// Reduction operators. Integer Sum and Prod wrap in two's complement; integer Avg is
+/// the exact mean truncated toward zero.
+typedef enum {
+  weftSum = 0,
+  weftProd = 1,
+  weftMax = 2,
+  weftMin = 3,
+  weftAvg = 4,
+  weftNumOps = 5
+} weftRedOp_t;
+
+/// A communicator: weft's state for a group of MPI ranks.
+typedef struct weftComm* weftComm_t;
+/// A persistent collective bound to its buffers at creation.
+typedef struct weftPlan* weftPlan_t;
+/// A device stream; NULL means host buffers and a synchronous call.
+typedef void* weftStream_t;
+
+/// Short text for a status code; never NULL.
+WEFT_API const char* weftGetErrorString(weftResult_t result);
+/// Detailed text of the last failure on comm (with the MPI error string when MPI failed),
+/// or of the last failure of this thread when comm is NULL or not a live communicator.
+WEFT_API const char* weftGetLastError(weftComm_t comm);
+/// Writes WEFT_VERSION_CODE of the loaded library.
+WEFT_API weftResult_t weftGetVersion(int* version);
+
+/// Creates a communicator over mpi_comm (collective over it). weft works on its own
+/// duplicate of mpi_comm, with MPI_ERRORS_RETURN.
+WEFT_API weftResult_t weftCommInitMPI(weftComm_t* comm, MPI_Comm mpi_comm);
+/// Frees a communicator. Every rank must call it; pending plans must be freed first.
+WEFT_API weftResult_t weftCommDestroy(weftComm_t comm);
+/// Frees a communicator without waiting for peers (after an error).
+WEFT_API weftResult_t weftCommAbort(weftComm_t comm);
+/// Number of ranks in comm.
+WEFT_API weftResult_t weftCommCount(const weftComm_t comm, int* count);
+/// This process's rank in comm.
+WEFT_API weftResult_t weftCommUserRank(const weftComm_t comm, int* rank);
+
+/// recvbuff[i] = op over ranks of sendbuff[i]. In place when sendbuff == recvbuff.
+WEFT_API weftResult_t weftAllReduce(const void* sendbuff, void* recvbuff, size_t count,
+                           weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                           weftStream_t stream);
+/// Like weftAllReduce with the result only at root (recvbuff may be NULL elsewhere).
+WEFT_API weftResult_t weftReduce(const void* sendbuff, void* recvbuff, size_t count,
+                        weftDataType_t datatype, weftRedOp_t op, int root, weftComm_t comm,
+                        weftStream_t stream);
+/// Copies root's sendbuff into every rank's recvbuff (sendbuff is read at root only).
+WEFT_API weftResult_t weftBroadcast(const void* sendbuff, void* recvbuff, size_t count,
+                           weftDataType_t datatype, int root, weftComm_t comm,
+                           weftStream_t stream);
+/// recvbuff[r*sendcount ...] = rank r's sendbuff. In place when
+/// sendbuff == recvbuff + rank*sendcount.
+WEFT_API weftResult_t weftAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                           weftDataType_t datatype, weftComm_t comm, weftStream_t stream);
+/// recvbuff = block `rank` of the reduction of every rank's sendbuff (nranks*recvcount
+/// elements). In place when recvbuff == sendbuff + rank*recvcount.
+WEFT_API weftResult_t weftReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                               weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                               weftStream_t stream);
+/// Block r of sendbuff goes to rank r; block r of recvbuff comes from rank r. Blocks hold
+/// count_per_peer elements. In place when sendbuff == recvbuff.
+WEFT_API weftResult_t weftAllToAll(const void* sendbuff, void* recvbuff, size_t count_per_peer,
+                          weftDataType_t datatype, weftComm_t comm, weftStream_t stream);
+/// Returns once every rank of comm has entered.
+WEFT_API weftResult_t weftBarrier(weftComm_t comm, weftStream_t stream);
+/// Sends count elements to peer. Blocking on the host: order sends and receives so that
+/// they match, as with MPI_Send.
+WEFT_API weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype, int peer,
+                      weftComm_t comm, weftStream_t stream);
+/// Receives count elements from peer.
+WEFT_API weftResult_t weftRecv(void* recvbuff, size_t count, weftDataType_t datatype, int peer,
+                      weftComm_t comm, weftStream_t stream);
+
+/// Persistent collectives: bind the arguments once, then start and complete many times.
+/// Creation is local (no communication); every rank must start its plans in one order.
+WEFT_API weftResult_t weftAllReduceInit(const void* sendbuff, void* recvbuff, size_t count,
+                               weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                               weftPlan_t* plan);
+/// Persistent weftReduce.
+WEFT_API weftResult_t weftReduceInit(const void* sendbuff, void* recvbuff, size_t count,
+                            weftDataType_t datatype, weftRedOp_t op, int root, weftComm_t comm,
+                            weftPlan_t* plan);
+/// Persistent weftBroadcast.
+WEFT_API weftResult_t weftBroadcastInit(const void* sendbuff, void* recvbuff, size_t count,
+                               weftDataType_t datatype, int root, weftComm_t comm,
+                               weftPlan_t* plan);
+/// Persistent weftAllGather.
+WEFT_API weftResult_t weftAllGatherInit(const void* sendbuff, void* recvbuff, size_t sendcount,
+                               weftDataType_t datatype, weftComm_t comm, weftPlan_t* plan);
+/// Persistent weftReduceScatter.
+WEFT_API weftResult_t weftReduceScatterInit(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                   weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                   weftPlan_t* plan);
+/// Persistent weftAllToAll.
+WEFT_API weftResult_t weftAllToAllInit(const void* sendbuff, void* recvbuff, size_t count_per_peer,
+                              weftDataType_t datatype, weftComm_t comm, weftPlan_t* plan);
+/// Starts one execution; the buffers must not be touched until it completes.
+WEFT_API weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream);
+/// Completes the execution started last (returns at once when none is active).
+WEFT_API weftResult_t weftPlanWait(weftPlan_t plan);
+/// Advances the execution; *done = 1 once it is complete.
+WEFT_API weftResult_t weftPlanTest(weftPlan_t plan, int* done);
+/// Frees a plan; an active execution is completed first.
+WEFT_API weftResult_t weftPlanFree(weftPlan_t plan);
+/// Writes a human-readable account of what the plan runs into buf (always terminated when
+/// len > 0); *needed receives the length the full text needs, terminator included.
+WEFT_API weftResult_t weftPlanDescribe(weftPlan_t plan, char* buf, size_t len, size_t* needed);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+
+#endif  // WEFT_WEFT_H_

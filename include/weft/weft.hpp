@@ -1,0 +1,188 @@
+// weft's thin C++ API over weft.h: an RAII communicator and plan, std::span overloads that
+// take the element type from the span, and weft::Error exceptions instead of status codes.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "weft/weft.h"
+
+namespace weft {
+
+/// A failed weft call: the status code and the library's detailed text.
+class Error : public std::runtime_error {
+ public:
+  Error(weftResult_t code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  /// The C status code.
+  weftResult_t code() const noexcept { return code_; }
+
+ private:
+  weftResult_t code_;
+};
+
+/// Throws weft::Error for a failed status, with comm's last error text.
+inline void Check(weftResult_t r, weftComm_t comm = nullptr) {
+  if (r != weftSuccess) {
+    throw Error(r, std::string(weftGetErrorString(r)) + ": " + weftGetLastError(comm));
+  }
+}
+
+/// IEEE binary16 element, by its bits.
+struct half_t {
+  uint16_t bits;
+};
+/// bfloat16 element, by its bits.
+struct bfloat16_t {
+  uint16_t bits;
+};
+
+/// The weftDataType_t of a C++ element type.
+template <typename T>
+constexpr weftDataType_t TypeOf();
+template <> constexpr weftDataType_t TypeOf<int8_t>() { return weftInt8; }
+template <> constexpr weftDataType_t TypeOf<uint8_t>() { return weftUint8; }
+template <> constexpr weftDataType_t TypeOf<int32_t>() { return weftInt32; }
+template <> constexpr weftDataType_t TypeOf<uint32_t>() { return weftUint32; }
+template <> constexpr weftDataType_t TypeOf<int64_t>() { return weftInt64; }
+template <> constexpr weftDataType_t TypeOf<uint64_t>() { return weftUint64; }
+template <> constexpr weftDataType_t TypeOf<half_t>() { return weftFloat16; }
+template <> constexpr weftDataType_t TypeOf<bfloat16_t>() { return weftBfloat16; }
+template <> constexpr weftDataType_t TypeOf<float>() { return weftFloat32; }
+template <> constexpr weftDataType_t TypeOf<double>() { return weftFloat64; }
+
+/// A persistent collective (see weftAllReduceInit and friends); freed on destruction.
+class Plan {
+ public:
+  explicit Plan(weftPlan_t p) : plan_(p) {}
+  Plan(Plan&& o) noexcept : plan_(std::exchange(o.plan_, nullptr)) {}
+  Plan& operator=(Plan&& o) noexcept {
+    std::swap(plan_, o.plan_);
+    return *this;
+  }
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  ~Plan() {
+    if (plan_ != nullptr) weftPlanFree(plan_);
+  }
+  /// Starts one execution.
+  void start() { Check(weftPlanStart(plan_, nullptr)); }
+  /// Completes the execution.
+  void wait() { Check(weftPlanWait(plan_)); }
+  /// Advances it; true once complete.
+  bool test() {
+    int done = 0;
+    Check(weftPlanTest(plan_, &done));
+    return done != 0;
+  }
+  /// What the plan runs, in words.
+  std::string describe() const {
+    size_t needed = 0;
+    Check(weftPlanDescribe(plan_, nullptr, 0, &needed));
+    std::string s(needed, '\0');
+    Check(weftPlanDescribe(plan_, s.data(), s.size(), &needed));
+    s.resize(needed - 1);
+    return s;
+  }
+  weftPlan_t get() const { return plan_; }
+
+ private:
+  weftPlan_t plan_;
+};
+
+/// An RAII communicator over an MPI communicator (collective to create and destroy).
+class Communicator {
+ public:
+  explicit Communicator(MPI_Comm mpi_comm) { Check(weftCommInitMPI(&comm_, mpi_comm)); }
+  Communicator(Communicator&& o) noexcept : comm_(std::exchange(o.comm_, nullptr)) {}
+  Communicator& operator=(Communicator&& o) noexcept {
+    std::swap(comm_, o.comm_);
+    return *this;
+  }
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+  ~Communicator() {
+    if (comm_ != nullptr) weftCommDestroy(comm_);
+  }
+
+  int rank() const {
+    int r = 0;
+    Check(weftCommUserRank(comm_, &r), comm_);
+    return r;
+  }
+  int size() const {
+    int n = 0;
+    Check(weftCommCount(comm_, &n), comm_);
+    return n;
+  }
+  weftComm_t get() const { return comm_; }
+
+  /// recv = op over ranks of send (equal sizes).
+  template <typename T>
+  void allreduce(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
+    Same(send.size(), recv.size(), "allreduce");
+    Check(weftAllReduce(send.data(), recv.data(), send.size(), TypeOf<T>(), op, comm_, nullptr), comm_);
+  }
+  /// In-place allreduce.
+  template <typename T>
+  void allreduce(std::span<T> inout, weftRedOp_t op = weftSum) {
+    Check(weftAllReduce(inout.data(), inout.data(), inout.size(), TypeOf<T>(), op, comm_, nullptr), comm_);
+  }
+  /// recv (used at root only) = op over ranks of send.
+  template <typename T>
+  void reduce(std::span<const T> send, std::span<T> recv, int root, weftRedOp_t op = weftSum) {
+    if (rank() == root) Same(send.size(), recv.size(), "reduce");
+    Check(weftReduce(send.data(), recv.data(), send.size(), TypeOf<T>(), op, root, comm_, nullptr), comm_);
+  }
+  /// In-place broadcast of buf from root.
+  template <typename T>
+  void broadcast(std::span<T> buf, int root) {
+    Check(weftBroadcast(buf.data(), buf.data(), buf.size(), TypeOf<T>(), root, comm_, nullptr), comm_);
+  }
+  /// recv = every rank's send, in rank order (recv.size() == size() * send.size()).
+  template <typename T>
+  void allgather(std::span<const T> send, std::span<T> recv) {
+    Same(send.size() * size(), recv.size(), "allgather");
+    Check(weftAllGather(send.data(), recv.data(), send.size(), TypeOf<T>(), comm_, nullptr), comm_);
+  }
+  /// recv = this rank's block of the reduction (send.size() == size() * recv.size()).
+  template <typename T>
+  void reduce_scatter(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
+    Same(recv.size() * size(), send.size(), "reduce_scatter");
+    Check(weftReduceScatter(send.data(), recv.data(), recv.size(), TypeOf<T>(), op, comm_, nullptr), comm_);
+  }
+  /// Block r of send goes to rank r (equal sizes, divisible by size()).
+  template <typename T>
+  void alltoall(std::span<const T> send, std::span<T> recv) {
+    Same(send.size(), recv.size(), "alltoall");
+    if (send.size() % size() != 0) throw Error(weftInvalidArgument, "alltoall: size not divisible by ranks");
+    Check(weftAllToAll(send.data(), recv.data(), send.size() / size(), TypeOf<T>(), comm_, nullptr), comm_);
+  }
+  void barrier() { Check(weftBarrier(comm_, nullptr), comm_); }
+  template <typename T>
+  void send(std::span<const T> buf, int peer) {
+    Check(weftSend(buf.data(), buf.size(), TypeOf<T>(), peer, comm_, nullptr), comm_);
+  }
+  template <typename T>
+  void recv(std::span<T> buf, int peer) {
+    Check(weftRecv(buf.data(), buf.size(), TypeOf<T>(), peer, comm_, nullptr), comm_);
+  }
+  /// A persistent allreduce bound to these buffers.
+  template <typename T>
+  Plan allreduce_init(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
+    Same(send.size(), recv.size(), "allreduce_init");
+    weftPlan_t p = nullptr;
+    Check(weftAllReduceInit(send.data(), recv.data(), send.size(), TypeOf<T>(), op, comm_, &p), comm_);
+    return Plan(p);
+  }
+
+ private:
+  static void Same(size_t a, size_t b, const char* what) {
+    if (a != b) throw Error(weftInvalidArgument, std::string(what) + ": buffer sizes do not match");
+  }
+  weftComm_t comm_ = nullptr;
+};
+
+}  // namespace weft

@@ -1,0 +1,98 @@
+// Blocking collectives and point-to-point.
+#include "capi/guard.h"
+#include "coll/coll_args.h"
+#include "core/log.h"
+#include "core/params.h"
+#include "native/native_colls.h"
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
+  const char* fn = CollApiName(a.kind);
+  return Guarded(fn, [&]() -> weftResult_t {
+    WEFT_CHECK(CheckComm(fn, comm));
+    WEFT_CHECK(CheckHostStream(fn, *comm, stream));
+    WEFT_CHECK(ValidateArgs(*comm, &a));
+    if (GetParams().WEFT_CHECK_ARGS && a.kind != CollKind::kSend && a.kind != CollKind::kRecv) {
+      WEFT_CHECK(CheckArgsAgree(*comm, a));
+    }
+    NativeProgram program;
+    WEFT_CHECK(BuildNative(*comm, a, &program));
+    WEFT_TRACE(kColl, "%s", program.description.c_str());
+    return program.Run(*comm);
+  });
+}
+
+CollArgs Args(CollKind k, const void* s, void* r, size_t n, weftDataType_t t, weftRedOp_t op, int root) {
+  CollArgs a;
+  a.kind = k;
+  a.send = s;
+  a.recv = r;
+  a.count = n;
+  a.type = t;
+  a.op = op;
+  a.root = root;
+  return a;
+}
+
+}  // namespace
+}  // namespace weft
+
+using weft::Args;
+using weft::CollKind;
+using weft::RunBlocking;
+
+extern "C" {
+
+weftResult_t weftAllReduce(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
+                           weftRedOp_t op, weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kAllReduce, sendbuff, recvbuff, count, datatype, op, 0), comm, stream);
+}
+
+weftResult_t weftReduce(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
+                        weftRedOp_t op, int root, weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kReduce, sendbuff, recvbuff, count, datatype, op, root), comm, stream);
+}
+
+weftResult_t weftBroadcast(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
+                           int root, weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kBroadcast, sendbuff, recvbuff, count, datatype, weftSum, root), comm,
+                     stream);
+}
+
+weftResult_t weftAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, weftDataType_t datatype,
+                           weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kAllGather, sendbuff, recvbuff, sendcount, datatype, weftSum, 0), comm,
+                     stream);
+}
+
+weftResult_t weftReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                               weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                               weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, 0), comm,
+                     stream);
+}
+
+weftResult_t weftAllToAll(const void* sendbuff, void* recvbuff, size_t count_per_peer,
+                          weftDataType_t datatype, weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kAllToAll, sendbuff, recvbuff, count_per_peer, datatype, weftSum, 0),
+                     comm, stream);
+}
+
+weftResult_t weftBarrier(weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kBarrier, nullptr, nullptr, 0, weftInt8, weftSum, 0), comm, stream);
+}
+
+weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype, int peer, weftComm_t comm,
+                      weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kSend, sendbuff, nullptr, count, datatype, weftSum, peer), comm, stream);
+}
+
+weftResult_t weftRecv(void* recvbuff, size_t count, weftDataType_t datatype, int peer, weftComm_t comm,
+                      weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kRecv, nullptr, recvbuff, count, datatype, weftSum, peer), comm, stream);
+}
+
+}  // extern "C"

@@ -1,0 +1,109 @@
+// Communicator lifetime, queries, version and error text.
+#include <string>
+
+#include "capi/guard.h"
+#include "weft/weft.h"
+
+namespace weft {
+
+Status CheckComm(const char* fn, const Comm* comm) {
+  if (comm == nullptr) return FailNoComm(weftInvalidArgument, "%s: comm is NULL", fn);
+  if (!IsLiveComm(comm)) {
+    return FailNoComm(weftInvalidUsage, "%s: comm %p was destroyed or never created", fn,
+                      static_cast<const void*>(comm));
+  }
+  return weftSuccess;
+}
+
+Status CheckHostStream(const char* fn, Comm& comm, const void* stream) {
+  if (stream == nullptr) return weftSuccess;
+  return comm.Fail(weftNotSupported,
+                   "%s: a stream was given but this build has no device support; pass NULL for "
+                   "host buffers",
+                   fn);
+}
+
+}  // namespace weft
+
+using weft::Guarded;
+
+extern "C" {
+
+const char* weftGetErrorString(weftResult_t r) {
+  switch (r) {
+    case weftSuccess: return "success";
+    case weftUnhandledDeviceError: return "unhandled device error";
+    case weftSystemError: return "system error (memory, file or OS call failed)";
+    case weftInternalError: return "internal error (a bug in weft)";
+    case weftInvalidArgument: return "invalid argument";
+    case weftInvalidUsage: return "invalid usage";
+    case weftRemoteError: return "remote error (a peer failed)";
+    case weftInProgress: return "operation in progress";
+    case weftTimeout: return "timed out";
+    case weftNotSupported: return "not supported";
+    case weftMpiError: return "MPI error";
+    default: return "unknown weftResult_t";
+  }
+}
+
+const char* weftGetLastError(weftComm_t comm) {
+  thread_local std::string text;
+  try {
+    text = weft::IsLiveComm(comm) ? comm->LastError() : weft::ThreadLastError();
+  } catch (...) {
+    return "";
+  }
+  return text.c_str();
+}
+
+weftResult_t weftGetVersion(int* version) {
+  if (version == nullptr) return weft::FailNoComm(weftInvalidArgument, "weftGetVersion: version is NULL");
+  *version = WEFT_VERSION_CODE;
+  return weftSuccess;
+}
+
+weftResult_t weftCommInitMPI(weftComm_t* comm, MPI_Comm mpi_comm) {
+  return Guarded("weftCommInitMPI", [&]() -> weftResult_t {
+    if (comm == nullptr) return weft::FailNoComm(weftInvalidArgument, "weftCommInitMPI: comm is NULL");
+    *comm = nullptr;
+    return weft::CreateComm(mpi_comm, comm);
+  });
+}
+
+weftResult_t weftCommDestroy(weftComm_t comm) {
+  return Guarded("weftCommDestroy", [&]() -> weftResult_t {
+    WEFT_CHECK(weft::CheckComm("weftCommDestroy", comm));
+    int plans = comm->live_plans.load();
+    if (plans > 0) {
+      return comm->Fail(weftInvalidUsage, "weftCommDestroy: %d plan(s) still use this comm; free them first", plans);
+    }
+    return weft::DestroyComm(comm);
+  });
+}
+
+weftResult_t weftCommAbort(weftComm_t comm) {
+  return Guarded("weftCommAbort", [&]() -> weftResult_t {
+    WEFT_CHECK(weft::CheckComm("weftCommAbort", comm));
+    return weft::DestroyComm(comm);
+  });
+}
+
+weftResult_t weftCommCount(const weftComm_t comm, int* count) {
+  return Guarded("weftCommCount", [&]() -> weftResult_t {
+    WEFT_CHECK(weft::CheckComm("weftCommCount", comm));
+    if (count == nullptr) return comm->Fail(weftInvalidArgument, "weftCommCount: count is NULL");
+    *count = comm->size;
+    return weftSuccess;
+  });
+}
+
+weftResult_t weftCommUserRank(const weftComm_t comm, int* rank) {
+  return Guarded("weftCommUserRank", [&]() -> weftResult_t {
+    WEFT_CHECK(weft::CheckComm("weftCommUserRank", comm));
+    if (rank == nullptr) return comm->Fail(weftInvalidArgument, "weftCommUserRank: rank is NULL");
+    *rank = comm->rank;
+    return weftSuccess;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,165 @@
+#include "coll/coll_args.h"
+
+#include <cstdint>
+
+#include "core/dtype.h"
+
+namespace weft {
+namespace {
+
+bool UsesOp(CollKind k) {
+  return k == CollKind::kAllReduce || k == CollKind::kReduce || k == CollKind::kReduceScatter;
+}
+
+bool UsesRoot(CollKind k) { return k == CollKind::kReduce || k == CollKind::kBroadcast; }
+
+bool UsesPeer(CollKind k) { return k == CollKind::kSend || k == CollKind::kRecv; }
+
+// Byte extents of the buffers this rank touches; 0 when it touches none.
+struct Extents {
+  size_t send = 0, recv = 0;
+};
+
+bool Mul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
+
+bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e) {
+  size_t bytes = 0;
+  if (!Mul(a.count, es, &bytes)) return false;
+  size_t all = 0;
+  if (!Mul(bytes, static_cast<size_t>(comm.size), &all)) return false;
+  const bool root = comm.rank == a.root;
+  switch (a.kind) {
+    case CollKind::kAllReduce: *e = {bytes, bytes}; break;
+    case CollKind::kReduce: *e = {bytes, root ? bytes : 0}; break;
+    case CollKind::kBroadcast: *e = {root ? bytes : 0, bytes}; break;
+    case CollKind::kAllGather: *e = {bytes, all}; break;
+    case CollKind::kReduceScatter: *e = {all, bytes}; break;
+    case CollKind::kAllToAll: *e = {all, all}; break;
+    case CollKind::kSend: *e = {bytes, 0}; break;
+    case CollKind::kRecv: *e = {0, bytes}; break;
+    case CollKind::kBarrier: *e = {0, 0}; break;
+  }
+  return true;
+}
+
+// The exact in-place form of each collective (NCCL's conventions).
+bool IsInPlaceForm(const Comm& comm, const CollArgs& a, size_t es) {
+  auto s = reinterpret_cast<uintptr_t>(a.send);
+  auto r = reinterpret_cast<uintptr_t>(a.recv);
+  const uintptr_t offset = static_cast<uintptr_t>(comm.rank) * a.count * es;
+  switch (a.kind) {
+    case CollKind::kAllGather: return s == r + offset;
+    case CollKind::kReduceScatter: return r == s + offset;
+    default: return s == r;
+  }
+}
+
+}  // namespace
+
+const char* CollApiName(CollKind kind) {
+  switch (kind) {
+    case CollKind::kAllReduce: return "weftAllReduce";
+    case CollKind::kReduce: return "weftReduce";
+    case CollKind::kBroadcast: return "weftBroadcast";
+    case CollKind::kAllGather: return "weftAllGather";
+    case CollKind::kReduceScatter: return "weftReduceScatter";
+    case CollKind::kAllToAll: return "weftAllToAll";
+    case CollKind::kBarrier: return "weftBarrier";
+    case CollKind::kSend: return "weftSend";
+    case CollKind::kRecv: return "weftRecv";
+  }
+  return "weft?";
+}
+
+const char* CollShortName(CollKind kind) {
+  switch (kind) {
+    case CollKind::kAllReduce: return "allreduce";
+    case CollKind::kReduce: return "reduce";
+    case CollKind::kBroadcast: return "broadcast";
+    case CollKind::kAllGather: return "allgather";
+    case CollKind::kReduceScatter: return "reduce_scatter";
+    case CollKind::kAllToAll: return "alltoall";
+    case CollKind::kBarrier: return "barrier";
+    case CollKind::kSend: return "send";
+    case CollKind::kRecv: return "recv";
+  }
+  return "?";
+}
+
+Status ValidateArgs(Comm& comm, CollArgs* a) {
+  const char* fn = CollApiName(a->kind);
+  a->in_place = false;
+  if (a->kind == CollKind::kBarrier) return weftSuccess;
+  if (!IsValidType(a->type)) {
+    return comm.Fail(weftInvalidArgument, "%s: unknown datatype %d (valid: 0..%d)", fn,
+                     static_cast<int>(a->type), weftNumTypes - 1);
+  }
+  if (UsesOp(a->kind) && !IsValidOp(a->op)) {
+    return comm.Fail(weftInvalidArgument, "%s: unknown reduction op %d (valid: 0..%d)", fn,
+                     static_cast<int>(a->op), weftNumOps - 1);
+  }
+  if ((UsesRoot(a->kind) || UsesPeer(a->kind)) && (a->root < 0 || a->root >= comm.size)) {
+    return comm.Fail(weftInvalidArgument, "%s: %s %d is not a rank of this communicator (size %d)",
+                     fn, UsesPeer(a->kind) ? "peer" : "root", a->root, comm.size);
+  }
+  if (UsesPeer(a->kind) && a->root == comm.rank) {
+    return comm.Fail(weftInvalidUsage, "%s: peer %d is this rank; a blocking send to self would deadlock",
+                     fn, a->root);
+  }
+  const size_t es = TypeSize(a->type);
+  Extents e;
+  if (!ComputeExtents(comm, *a, es, &e)) {
+    return comm.Fail(weftInvalidArgument, "%s: count %zu of %s overflows the address space", fn,
+                     a->count, TypeName(a->type));
+  }
+  if (e.send > 0 && a->send == nullptr) {
+    return comm.Fail(weftInvalidArgument, "%s: sendbuff is NULL with count %zu", fn, a->count);
+  }
+  if (e.recv > 0 && a->recv == nullptr) {
+    return comm.Fail(weftInvalidArgument, "%s: recvbuff is NULL with count %zu", fn, a->count);
+  }
+  if (e.send > 0 && e.recv > 0) {
+    auto s = reinterpret_cast<uintptr_t>(a->send);
+    auto r = reinterpret_cast<uintptr_t>(a->recv);
+    if (s + e.send < s || r + e.recv < r) {
+      return comm.Fail(weftInvalidArgument, "%s: a buffer wraps around the address space", fn);
+    }
+    const bool overlap = s < r + e.recv && r < s + e.send;
+    if (overlap) {
+      if (!IsInPlaceForm(comm, *a, es)) {
+        return comm.Fail(weftInvalidArgument,
+                         "%s: sendbuff [%p, +%zu) and recvbuff [%p, +%zu) overlap but are not "
+                         "the in-place form",
+                         fn, a->send, e.send, static_cast<void*>(a->recv), e.recv);
+      }
+      a->in_place = true;
+    }
+  }
+  return weftSuccess;
+}
+
+Status CheckArgsAgree(Comm& comm, const CollArgs& a) {
+  // max of v and max of -v give min and max at once; they agree iff every rank agrees.
+  int64_t v[5] = {static_cast<int64_t>(a.kind), static_cast<int64_t>(a.count),
+                  static_cast<int64_t>(a.type), UsesOp(a.kind) ? a.op : 0,
+                  UsesRoot(a.kind) ? a.root : 0};
+  int64_t both[10];
+  for (int i = 0; i < 5; ++i) {
+    both[i] = v[i];
+    both[5 + i] = -v[i];
+  }
+  int err = MPI_Allreduce(MPI_IN_PLACE, both, 10, MPI_INT64_T, MPI_MAX, comm.mpi);
+  if (err != MPI_SUCCESS) return comm.FailMpi(err, "WEFT_CHECK_ARGS: MPI_Allreduce");
+  static const char* kWhat[5] = {"operation", "count", "datatype", "op", "root"};
+  for (int i = 0; i < 5; ++i) {
+    if (both[i] != -both[5 + i]) {
+      return comm.Fail(weftInvalidUsage,
+                       "%s: ranks disagree on the %s (this rank: %lld; range over ranks: %lld..%lld)",
+                       CollApiName(a.kind), kWhat[i], static_cast<long long>(v[i]),
+                       static_cast<long long>(-both[5 + i]), static_cast<long long>(both[i]));
+    }
+  }
+  return weftSuccess;
+}
+
+}  // namespace weft

@@ -1,0 +1,41 @@
+// One collective call's arguments, as the C API received them, and their validation.
+#pragma once
+
+#include <cstddef>
+
+#include "comm/comm.h"
+#include "core/status.h"
+
+namespace weft {
+
+/// Which operation a call asks for.
+enum class CollKind { kAllReduce, kReduce, kBroadcast, kAllGather, kReduceScatter, kAllToAll, kBarrier, kSend, kRecv };
+
+/// The C API name of a kind ("weftAllReduce"), for messages.
+const char* CollApiName(CollKind kind);
+/// Lower-case short name ("allreduce"), for tools and plan descriptions.
+const char* CollShortName(CollKind kind);
+
+/// Arguments of one call. `count` is the API's count argument (per rank for AllGather,
+/// per block for ReduceScatter and AllToAll); `root` is the peer for Send/Recv.
+struct CollArgs {
+  CollKind kind = CollKind::kBarrier;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  size_t count = 0;
+  weftDataType_t type = weftInt8;
+  weftRedOp_t op = weftSum;
+  int root = 0;
+  bool in_place = false;  // set by ValidateArgs
+};
+
+/// Checks every argument against comm; on success sets args->in_place. Errors:
+/// weftInvalidArgument (bad type/op/root/peer, null or partly overlapping buffers, sizes
+/// that overflow) with the reason recorded on comm.
+Status ValidateArgs(Comm& comm, CollArgs* args);
+
+/// Collective check that all ranks passed the same kind, count, type, op and root
+/// (WEFT_CHECK_ARGS=1). Every rank returns the same verdict.
+Status CheckArgsAgree(Comm& comm, const CollArgs& args);
+
+}  // namespace weft

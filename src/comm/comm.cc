@@ -1,0 +1,143 @@
+#include "comm/comm.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <memory>
+#include <unordered_set>
+
+#include "core/build_info.h"
+#include "core/log.h"
+#include "core/params.h"
+
+namespace weft {
+namespace {
+
+std::mutex g_live_mu;
+std::unordered_set<const Comm*> g_live;
+thread_local std::string t_last_error;
+
+std::string VFormat(const char* fmt, va_list ap) {
+  char buf[1024];
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  return buf;
+}
+
+void LogVersionOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { WEFT_INFO(kInit, "%s", BuildInfoLine().c_str()); });
+}
+
+}  // namespace
+
+void SetThreadLastError(const std::string& text) { t_last_error = text; }
+const char* ThreadLastError() { return t_last_error.c_str(); }
+
+Status FailNoComm(Status s, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string text = VFormat(fmt, ap);
+  va_end(ap);
+  SetThreadLastError(text);
+  WEFT_WARN(kAll, "%s (%s)", text.c_str(), weftGetErrorString(s));
+  return s;
+}
+
+bool IsLiveComm(const Comm* comm) {
+  std::lock_guard<std::mutex> lk(g_live_mu);
+  return comm != nullptr && g_live.count(comm) != 0;
+}
+
+Status CreateComm(MPI_Comm user, Comm** out) {
+  *out = nullptr;
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) {
+    return FailNoComm(weftInvalidUsage, "weftCommInitMPI: MPI is not initialized (or already finalized)");
+  }
+  if (user == MPI_COMM_NULL) {
+    return FailNoComm(weftInvalidArgument, "weftCommInitMPI: mpi_comm is MPI_COMM_NULL");
+  }
+  int inter = 0;
+  if (MPI_Comm_test_inter(user, &inter) != MPI_SUCCESS || inter) {
+    return FailNoComm(weftInvalidArgument, "weftCommInitMPI: inter-communicators are not supported");
+  }
+  auto comm = std::make_unique<Comm>();
+  int err = MPI_Comm_dup(user, &comm->mpi);
+  if (err == MPI_SUCCESS) err = MPI_Comm_set_errhandler(comm->mpi, MPI_ERRORS_RETURN);
+  if (err != MPI_SUCCESS) {
+    if (comm->mpi != MPI_COMM_NULL) MPI_Comm_free(&comm->mpi);
+    comm->FailMpi(err, "weftCommInitMPI: MPI_Comm_dup");
+    SetThreadLastError(comm->LastError());
+    return weftMpiError;
+  }
+  MPI_Comm_rank(comm->mpi, &comm->rank);
+  MPI_Comm_size(comm->mpi, &comm->size);
+  const Params& params = GetParams();
+  err = DiscoverTopology(comm->mpi, static_cast<int>(params.WEFT_VIRTUAL_NODES), &comm->topo,
+                         &comm->node_comm);
+  if (err != MPI_SUCCESS) {
+    comm->FailMpi(err, "weftCommInitMPI: topology discovery");
+    SetThreadLastError(comm->LastError());
+    MPI_Comm_free(&comm->mpi);
+    return weftMpiError;
+  }
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  SetLogRank(world_rank);
+  LogVersionOnce();
+  WEFT_INFO(kInit, "comm %p: rank %d of %d, %d node(s), %d rank(s) on this node", (void*)comm.get(),
+            comm->rank, comm->size, comm->topo.num_nodes(),
+            static_cast<int>(comm->topo.ranks_of_node[comm->topo.node_of_rank[comm->rank]].size()));
+  if (!params.WEFT_TOPO_DUMP_FILE.empty() && comm->rank == 0) {
+    std::string path = ExpandPathPattern(params.WEFT_TOPO_DUMP_FILE);
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr || std::fputs(comm->topo.ToText().c_str(), f) < 0) {
+      WEFT_WARN(kTopo, "cannot write the topology to %s", path.c_str());
+    }
+    if (f != nullptr) std::fclose(f);
+  }
+  std::lock_guard<std::mutex> lk(g_live_mu);
+  g_live.insert(comm.get());
+  *out = comm.release();
+  return weftSuccess;
+}
+
+Status DestroyComm(Comm* comm) {
+  {
+    std::lock_guard<std::mutex> lk(g_live_mu);
+    g_live.erase(comm);
+  }
+  if (comm->node_comm != MPI_COMM_NULL) MPI_Comm_free(&comm->node_comm);
+  if (comm->mpi != MPI_COMM_NULL) MPI_Comm_free(&comm->mpi);
+  delete comm;
+  return weftSuccess;
+}
+
+}  // namespace weft
+
+weft::Status weftComm::Fail(weft::Status s, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string text = weft::VFormat(fmt, ap);
+  va_end(ap);
+  {
+    std::lock_guard<std::mutex> lk(err_mu_);
+    last_error_ = text;
+  }
+  weft::SetThreadLastError(text);
+  WEFT_WARN(kColl, "%s (%s)", text.c_str(), weftGetErrorString(s));
+  return s;
+}
+
+weft::Status weftComm::FailMpi(int mpi_err, const char* what) {
+  char msg[MPI_MAX_ERROR_STRING + 1] = {0};
+  int len = 0;
+  if (MPI_Error_string(mpi_err, msg, &len) != MPI_SUCCESS) std::snprintf(msg, sizeof(msg), "unknown");
+  return Fail(weftMpiError, "%s failed: MPI error %d: %s", what, mpi_err, msg);
+}
+
+std::string weftComm::LastError() const {
+  std::lock_guard<std::mutex> lk(err_mu_);
+  return last_error_;
+}

@@ -1,0 +1,54 @@
+// weft's communicator: its own duplicate of the user's MPI communicator (with
+// MPI_ERRORS_RETURN), the node topology, and the text of the last failure.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "core/status.h"
+#include "topo/topology.h"
+
+/// The object behind weftComm_t.
+struct weftComm {
+  MPI_Comm mpi = MPI_COMM_NULL;       // weft's duplicate: all collective traffic
+  MPI_Comm node_comm = MPI_COMM_NULL;  // ranks of this (virtual) node
+  int rank = 0;
+  int size = 0;
+  weft::Topology topo;
+  std::atomic<int> live_plans{0};
+
+  /// Records a failure's text (for weftGetLastError), logs it at WARN, returns s.
+  weft::Status Fail(weft::Status s, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+  /// Records an MPI failure of `what` with MPI's own error string; returns weftMpiError.
+  weft::Status FailMpi(int mpi_err, const char* what);
+  /// The last failure's text.
+  std::string LastError() const;
+
+ private:
+  mutable std::mutex err_mu_;
+  std::string last_error_;
+};
+
+namespace weft {
+
+using Comm = weftComm;
+
+/// Collective over user: creates a communicator. On failure *out is null and the text is in
+/// the thread's last error.
+Status CreateComm(MPI_Comm user, Comm** out);
+/// Frees comm's MPI resources and the object.
+Status DestroyComm(Comm* comm);
+/// True while comm is a communicator created and not yet destroyed.
+bool IsLiveComm(const Comm* comm);
+
+/// Records a failure not tied to a live communicator (this thread's last error).
+Status FailNoComm(Status s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/// This thread's last failure text.
+const char* ThreadLastError();
+/// Sets this thread's last error text (also mirrored by Comm::Fail).
+void SetThreadLastError(const std::string& text);
+
+}  // namespace weft

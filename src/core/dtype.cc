@@ -1,0 +1,67 @@
+#include "core/dtype.h"
+
+#include <strings.h>
+
+namespace weft {
+namespace {
+
+struct TypeInfo {
+  const char* name;
+  size_t size;
+  const char* aliases[4];
+};
+
+constexpr TypeInfo kTypes[weftNumTypes] = {
+    {"int8", 1, {"char", "i8", nullptr, nullptr}},
+    {"uint8", 1, {"u8", nullptr, nullptr, nullptr}},
+    {"int32", 4, {"int", "i32", nullptr, nullptr}},
+    {"uint32", 4, {"u32", nullptr, nullptr, nullptr}},
+    {"int64", 8, {"i64", nullptr, nullptr, nullptr}},
+    {"uint64", 8, {"u64", nullptr, nullptr, nullptr}},
+    {"half", 2, {"fp16", "float16", nullptr, nullptr}},
+    {"bfloat16", 2, {"bf16", nullptr, nullptr, nullptr}},
+    {"float", 4, {"fp32", "float32", nullptr, nullptr}},
+    {"double", 8, {"fp64", "float64", nullptr, nullptr}},
+};
+
+constexpr const char* kOps[weftNumOps] = {"sum", "prod", "max", "min", "avg"};
+
+}  // namespace
+
+size_t TypeSize(weftDataType_t t) { return IsValidType(t) ? kTypes[t].size : 0; }
+
+const char* TypeName(weftDataType_t t) { return IsValidType(t) ? kTypes[t].name : "invalid"; }
+
+const char* OpName(weftRedOp_t op) { return IsValidOp(op) ? kOps[op] : "invalid"; }
+
+bool ParseType(const std::string& text, weftDataType_t* out) {
+  for (int t = 0; t < weftNumTypes; ++t) {
+    bool match = strcasecmp(text.c_str(), kTypes[t].name) == 0;
+    for (const char* a : kTypes[t].aliases) {
+      if (a != nullptr && strcasecmp(text.c_str(), a) == 0) match = true;
+    }
+    if (match) {
+      *out = static_cast<weftDataType_t>(t);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ParseOp(const std::string& text, weftRedOp_t* out) {
+  for (int o = 0; o < weftNumOps; ++o) {
+    if (strcasecmp(text.c_str(), kOps[o]) == 0) {
+      *out = static_cast<weftRedOp_t>(o);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IsFloatType(weftDataType_t t) {
+  return t == weftFloat16 || t == weftBfloat16 || t == weftFloat32 || t == weftFloat64;
+}
+
+bool IsSignedInt(weftDataType_t t) { return t == weftInt8 || t == weftInt32 || t == weftInt64; }
+
+}  // namespace weft

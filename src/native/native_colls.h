@@ -1,0 +1,23 @@
+// Builders that lower one collective onto native MPI routines: the first, always-available
+// execution path (and the fallback once compiled schedules exist).
+#pragma once
+
+#include <cstddef>
+
+#include "coll/coll_args.h"
+#include "native/native_program.h"
+
+namespace weft {
+
+/// Lowers validated args into *p (steps bound to the call's buffers).
+Status BuildNative(Comm& comm, const CollArgs& args, NativeProgram* p);
+
+/// Elements per native MPI call for elements of elem_bytes (WEFT_NATIVE_CHUNK_BYTES, and
+/// never above INT_MAX since MPI counts are int).
+size_t NativeChunkElems(size_t elem_bytes);
+
+// One per family; BuildNative dispatches.
+Status BuildNativeReduction(Comm& comm, const CollArgs& args, NativeProgram* p);
+Status BuildNativeMovement(Comm& comm, const CollArgs& args, NativeProgram* p);
+
+}  // namespace weft

@@ -1,0 +1,156 @@
+// Broadcast, AllGather, AllToAll, Barrier, Send and Recv on native MPI. Data moves as bytes:
+// pieces of at most WEFT_NATIVE_CHUNK_BYTES for Broadcast and point-to-point, and one derived
+// datatype of the exact block size for AllGather/AllToAll blocks past MPI's int counts.
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <string>
+
+#include "core/dtype.h"
+#include "native/native_colls.h"
+
+namespace weft {
+namespace {
+
+constexpr int kP2PTag = 0x7e;  // weft's own communicator: cannot collide with the user's tags
+
+// `bytes` contiguous bytes as (count, type) with an int count.
+struct ByteSpan {
+  int count;
+  MPI_Datatype type;
+};
+
+int MakeByteSpan(NativeProgram* p, size_t bytes, ByteSpan* out) {
+  const size_t piece = NativeChunkElems(1);
+  if (bytes <= piece) {
+    *out = {static_cast<int>(bytes), MPI_BYTE};
+    return MPI_SUCCESS;
+  }
+  const size_t q = bytes / piece, rem = bytes % piece;
+  MPI_Datatype piece_t, body, whole = MPI_DATATYPE_NULL, sized;
+  int e = MPI_Type_contiguous(static_cast<int>(piece), MPI_BYTE, &piece_t);
+  if (e) return e;
+  e = MPI_Type_contiguous(static_cast<int>(q), piece_t, &body);
+  MPI_Type_free(&piece_t);
+  if (e) return e;
+  if (rem == 0) {
+    whole = body;
+  } else {
+    MPI_Datatype tail;
+    if ((e = MPI_Type_contiguous(static_cast<int>(rem), MPI_BYTE, &tail))) return e;
+    int lens[2] = {1, 1};
+    MPI_Aint displs[2] = {0, static_cast<MPI_Aint>(q * piece)};
+    MPI_Datatype types[2] = {body, tail};
+    e = MPI_Type_create_struct(2, lens, displs, types, &whole);
+    MPI_Type_free(&tail);
+    MPI_Type_free(&body);
+    if (e) return e;
+  }
+  e = MPI_Type_create_resized(whole, 0, static_cast<MPI_Aint>(bytes), &sized);
+  MPI_Type_free(&whole);
+  if (e) return e;
+  if ((e = MPI_Type_commit(&sized))) return e;
+  p->Own(sized);
+  *out = {1, sized};
+  return MPI_SUCCESS;
+}
+
+void AddBroadcast(Comm& comm, const CollArgs& a, size_t bytes, NativeProgram* p) {
+  char* recv = static_cast<char*>(a.recv);
+  const size_t piece = NativeChunkElems(1);
+  MPI_Comm mc = comm.mpi;
+  const int root = a.root;
+  for (size_t off = 0; off < bytes; off += piece) {
+    NativeStep s;
+    s.what = "MPI_Bcast";
+    const int n = static_cast<int>(std::min(piece, bytes - off));
+    char* buf = recv + off;
+    if (off == 0 && comm.rank == root && !a.in_place) {
+      const void* send = a.send;
+      s.before = [=] { std::memcpy(recv, send, bytes); };
+    }
+    s.call = [=](MPI_Request* r) {
+      return r ? MPI_Ibcast(buf, n, MPI_BYTE, root, mc, r) : MPI_Bcast(buf, n, MPI_BYTE, root, mc);
+    };
+    p->steps.push_back(std::move(s));
+  }
+}
+
+void AddPointToPoint(Comm& comm, const CollArgs& a, size_t bytes, NativeProgram* p) {
+  const size_t piece = NativeChunkElems(1);
+  MPI_Comm mc = comm.mpi;
+  const int peer = a.root;
+  const bool is_send = a.kind == CollKind::kSend;
+  for (size_t off = 0; off < bytes; off += piece) {
+    NativeStep s;
+    s.what = is_send ? "MPI_Send" : "MPI_Recv";
+    const int n = static_cast<int>(std::min(piece, bytes - off));
+    const char* sb = static_cast<const char*>(a.send) + (is_send ? off : 0);
+    char* rb = is_send ? nullptr : static_cast<char*>(a.recv) + off;
+    s.call = [=](MPI_Request* r) {
+      if (is_send) {
+        return r ? MPI_Isend(sb, n, MPI_BYTE, peer, kP2PTag, mc, r)
+                 : MPI_Send(sb, n, MPI_BYTE, peer, kP2PTag, mc);
+      }
+      return r ? MPI_Irecv(rb, n, MPI_BYTE, peer, kP2PTag, mc, r)
+               : MPI_Recv(rb, n, MPI_BYTE, peer, kP2PTag, mc, MPI_STATUS_IGNORE);
+    };
+    p->steps.push_back(std::move(s));
+  }
+}
+
+Status AddBlockExchange(Comm& comm, const CollArgs& a, size_t bytes, NativeProgram* p) {
+  ByteSpan span;
+  int e = MakeByteSpan(p, bytes, &span);
+  if (e != MPI_SUCCESS) return comm.FailMpi(e, "building a datatype for a large block");
+  MPI_Comm mc = comm.mpi;
+  const bool gather = a.kind == CollKind::kAllGather;
+  const void* sb = a.in_place ? MPI_IN_PLACE : a.send;
+  void* rb = a.recv;
+  NativeStep s;
+  s.what = gather ? "MPI_Allgather" : "MPI_Alltoall";
+  s.call = [=](MPI_Request* r) {
+    if (gather) {
+      return r ? MPI_Iallgather(sb, span.count, span.type, rb, span.count, span.type, mc, r)
+               : MPI_Allgather(sb, span.count, span.type, rb, span.count, span.type, mc);
+    }
+    return r ? MPI_Ialltoall(sb, span.count, span.type, rb, span.count, span.type, mc, r)
+             : MPI_Alltoall(sb, span.count, span.type, rb, span.count, span.type, mc);
+  };
+  p->steps.push_back(std::move(s));
+  return weftSuccess;
+}
+
+}  // namespace
+
+Status BuildNativeMovement(Comm& comm, const CollArgs& a, NativeProgram* p) {
+  const size_t bytes = a.count * TypeSize(a.type);
+  std::string what = "native MPI";
+  switch (a.kind) {
+    case CollKind::kBroadcast: AddBroadcast(comm, a, bytes, p); break;
+    case CollKind::kSend:
+    case CollKind::kRecv: AddPointToPoint(comm, a, bytes, p); break;
+    case CollKind::kAllGather:
+    case CollKind::kAllToAll:
+      if (bytes > 0) WEFT_CHECK(AddBlockExchange(comm, a, bytes, p));
+      break;
+    case CollKind::kBarrier: {
+      MPI_Comm mc = comm.mpi;
+      NativeStep s;
+      s.what = "MPI_Barrier";
+      s.call = [=](MPI_Request* r) { return r ? MPI_Ibarrier(mc, r) : MPI_Barrier(mc); };
+      p->steps.push_back(std::move(s));
+      break;
+    }
+    default: return comm.Fail(weftInternalError, "BuildNativeMovement: not a data movement");
+  }
+  p->description = std::string(CollShortName(a.kind)) + " count=" + std::to_string(a.count) +
+                   " type=" + TypeName(a.type) +
+                   (a.kind == CollKind::kBroadcast ? " root=" + std::to_string(a.root) : "") +
+                   " in_place=" + (a.in_place ? "1" : "0") + " nranks=" +
+                   std::to_string(comm.size) + ": " + what + ", " +
+                   std::to_string(p->steps.size()) + " call(s) moving bytes";
+  return weftSuccess;
+}
+
+}  // namespace weft

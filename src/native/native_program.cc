@@ -1,0 +1,87 @@
+#include "native/native_program.h"
+
+namespace weft {
+
+NativeProgram::~NativeProgram() {
+  if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);
+  for (auto& t : types_) MPI_Type_free(&t);
+}
+
+void* NativeProgram::Scratch(size_t bytes) {
+  scratch_.emplace_back(new unsigned char[bytes > 0 ? bytes : 1]);
+  return scratch_.back().get();
+}
+
+Status NativeProgram::Run(Comm& comm) {
+  if (active_) return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");
+  for (auto& s : steps) {
+    if (s.before) s.before();
+    int err = s.call(nullptr);
+    if (err != MPI_SUCCESS) return comm.FailMpi(err, s.what);
+    if (s.after) s.after();
+  }
+  return weftSuccess;
+}
+
+Status NativeProgram::Issue(Comm& comm) {
+  NativeStep& s = steps[next_];
+  if (s.before) s.before();
+  int err = s.call(&req_);
+  if (err != MPI_SUCCESS) {
+    active_ = false;
+    req_ = MPI_REQUEST_NULL;
+    return comm.FailMpi(err, s.what);
+  }
+  return weftSuccess;
+}
+
+Status NativeProgram::Start(Comm& comm) {
+  if (active_) return comm.Fail(weftInvalidUsage, "weftPlanStart: the previous start is not complete");
+  next_ = 0;
+  active_ = true;
+  if (steps.empty()) {
+    active_ = false;
+    return weftSuccess;
+  }
+  return Issue(comm);
+}
+
+Status NativeProgram::Test(Comm& comm, bool* done) {
+  *done = !active_;
+  while (active_) {
+    int flag = 0;
+    int err = MPI_Test(&req_, &flag, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS) {
+      active_ = false;
+      return comm.FailMpi(err, steps[next_].what);
+    }
+    if (!flag) return weftSuccess;
+    if (steps[next_].after) steps[next_].after();
+    if (++next_ == steps.size()) {
+      active_ = false;
+      *done = true;
+      return weftSuccess;
+    }
+    WEFT_CHECK(Issue(comm));
+  }
+  return weftSuccess;
+}
+
+Status NativeProgram::Wait(Comm& comm) {
+  while (active_) {
+    int err = MPI_Wait(&req_, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS) {
+      active_ = false;
+      return comm.FailMpi(err, steps[next_].what);
+    }
+    if (steps[next_].after) steps[next_].after();
+    if (++next_ == steps.size()) {
+      active_ = false;
+      break;
+    }
+    WEFT_CHECK(Issue(comm));
+  }
+  return weftSuccess;
+}
+
+}  // namespace weft

@@ -1,0 +1,63 @@
+// A collective lowered onto native MPI routines: a list of steps, each an optional local
+// pre-pass (pack, widen), one MPI call and an optional post-pass (narrow, divide, move).
+// The same program runs blocking (MPI's blocking routines, as fast as the native call) or
+// step by step on nonblocking requests (persistent plans: Start, then Test/Wait resume it).
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/comm.h"
+#include "core/status.h"
+
+namespace weft {
+
+/// One MPI call with its local work around it.
+struct NativeStep {
+  std::function<void()> before;
+  /// Issues the MPI call: blocking when req is null, else nonblocking into *req.
+  std::function<int(MPI_Request* req)> call;
+  std::function<void()> after;
+  const char* what = "";  // MPI routine name, for error messages
+};
+
+/// An executable native collective, bound to its buffers.
+class NativeProgram {
+ public:
+  NativeProgram() = default;
+  NativeProgram(const NativeProgram&) = delete;
+  NativeProgram& operator=(const NativeProgram&) = delete;
+  ~NativeProgram();
+
+  /// Runs every step to completion with blocking MPI calls.
+  Status Run(Comm& comm);
+  /// Begins a nonblocking execution.
+  Status Start(Comm& comm);
+  /// Advances a started execution; *done once every step has completed.
+  Status Test(Comm& comm, bool* done);
+  /// Completes a started execution.
+  Status Wait(Comm& comm);
+  bool active() const { return active_; }
+
+  /// A scratch buffer owned by the program (freed with it).
+  void* Scratch(size_t bytes);
+  /// An MPI datatype owned by the program (freed with it).
+  void Own(MPI_Datatype t) { types_.push_back(t); }
+
+  std::vector<NativeStep> steps;
+  std::string description;
+
+ private:
+  Status Issue(Comm& comm);  // runs `before` and starts the current step's request
+  std::vector<std::unique_ptr<unsigned char[]>> scratch_;
+  std::vector<MPI_Datatype> types_;
+  size_t next_ = 0;
+  MPI_Request req_ = MPI_REQUEST_NULL;
+  bool active_ = false;
+};
+
+}  // namespace weft

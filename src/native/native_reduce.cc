@@ -1,0 +1,148 @@
+// AllReduce, Reduce and ReduceScatter on native MPI, in pieces of at most
+// WEFT_NATIVE_CHUNK_BYTES, through the wire form of native/wire.h.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/dtype.h"
+#include "exec/reduce_kernels.h"
+#include "native/native_colls.h"
+#include "native/wire.h"
+
+namespace weft {
+namespace {
+
+const char* WireName(const Wire& w) {
+  switch (w.conv) {
+    case Wire::Conv::kHalfToF32:
+    case Wire::Conv::kBf16ToF32: return "fp32 (widened; accumulates in fp32)";
+    case Wire::Conv::kSignedToI128:
+    case Wire::Conv::kUnsignedToU128: return "int128 (exact sums for the integer mean)";
+    default: return "native type";
+  }
+}
+
+struct Ctx {
+  MPI_Comm mc;
+  int nranks, rank;
+  weftDataType_t type;
+  size_t es;
+  Wire w;
+};
+
+// AllReduce (root < 0) or Reduce (root >= 0) of elements [off, off+c).
+NativeStep ReduceStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, void* tmp) {
+  const auto* send = static_cast<const char*>(a.send) + off * x.es;
+  char* recv = a.recv ? static_cast<char*>(a.recv) + off * x.es : nullptr;
+  const int root = a.kind == CollKind::kReduce ? a.root : -1;
+  const bool gets_result = root < 0 || root == x.rank;
+  const bool in_place = a.in_place && gets_result;
+  NativeStep s;
+  s.what = root < 0 ? "MPI_Allreduce" : "MPI_Reduce";
+  const void* sb;
+  void* rb;
+  if (tmp != nullptr) {
+    s.before = [=] { ToWire(x.w, x.type, send, tmp, c); };
+    sb = gets_result ? MPI_IN_PLACE : tmp;
+    rb = gets_result ? tmp : nullptr;
+    if (gets_result) s.after = [=] { FromWire(x.w, x.type, tmp, recv, c, x.nranks); };
+  } else {
+    sb = in_place ? MPI_IN_PLACE : send;
+    rb = recv;
+    if (x.w.divide && gets_result) s.after = [=] { DivideFloats(recv, c, x.type, x.nranks); };
+  }
+  const int n = static_cast<int>(c);
+  s.call = [=](MPI_Request* r) {
+    if (root < 0) {
+      return r ? MPI_Iallreduce(sb, rb, n, x.w.type, x.w.op, x.mc, r)
+               : MPI_Allreduce(sb, rb, n, x.w.type, x.w.op, x.mc);
+    }
+    return r ? MPI_Ireduce(sb, rb, n, x.w.type, x.w.op, root, x.mc, r)
+             : MPI_Reduce(sb, rb, n, x.w.type, x.w.op, root, x.mc);
+  };
+  return s;
+}
+
+// ReduceScatter of piece [off, off+c) of every block, through a packed wire buffer.
+NativeStep ReduceScatterPackedStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, void* tmp) {
+  const auto* send = static_cast<const char*>(a.send);
+  char* recv = static_cast<char*>(a.recv) + off * x.es;
+  const size_t block = a.count * x.es;
+  NativeStep s;
+  s.what = "MPI_Reduce_scatter_block";
+  s.before = [=] {
+    for (int r = 0; r < x.nranks; ++r) {
+      ToWire(x.w, x.type, send + r * block + off * x.es, static_cast<char*>(tmp) + r * c * x.w.size, c);
+    }
+  };
+  const int n = static_cast<int>(c);
+  s.call = [=](MPI_Request* r) {
+    return r ? MPI_Ireduce_scatter_block(MPI_IN_PLACE, tmp, n, x.w.type, x.w.op, x.mc, r)
+             : MPI_Reduce_scatter_block(MPI_IN_PLACE, tmp, n, x.w.type, x.w.op, x.mc);
+  };
+  // In place, recv is block `rank` of send: pieces before `off` are already consumed.
+  s.after = [=] { FromWire(x.w, x.type, tmp, recv, c, x.nranks); };
+  return s;
+}
+
+// ReduceScatter in one call on the user's buffers (no conversion, fits one MPI count).
+NativeStep ReduceScatterDirectStep(const Ctx& x, const CollArgs& a) {
+  NativeStep s;
+  s.what = "MPI_Reduce_scatter_block";
+  const bool in_place = a.in_place;
+  // MPI's in-place form leaves the result at the start of the buffer; NCCL's wants it at
+  // block `rank`.
+  const void* sb = in_place ? MPI_IN_PLACE : a.send;
+  void* rb = in_place ? const_cast<void*>(a.send) : a.recv;
+  char* recv = static_cast<char*>(a.recv);
+  const size_t bytes = a.count * x.es;
+  const int n = static_cast<int>(a.count);
+  s.call = [=](MPI_Request* r) {
+    return r ? MPI_Ireduce_scatter_block(sb, rb, n, x.w.type, x.w.op, x.mc, r)
+             : MPI_Reduce_scatter_block(sb, rb, n, x.w.type, x.w.op, x.mc);
+  };
+  s.after = [=] {
+    if (in_place && rb != recv) std::memmove(recv, rb, bytes);
+    if (x.w.divide) DivideFloats(recv, bytes / x.es, x.type, x.nranks);
+  };
+  return s;
+}
+
+}  // namespace
+
+Status BuildNativeReduction(Comm& comm, const CollArgs& a, NativeProgram* p) {
+  Ctx x{comm.mpi, comm.size, comm.rank, a.type, TypeSize(a.type), {}};
+  if (SelectWire(a.type, a.op, &x.w) != weftSuccess) {
+    return comm.Fail(weftMpiError, "%s: cannot create weft's MPI reduction operators",
+                     CollApiName(a.kind));
+  }
+  const bool converts = x.w.conv != Wire::Conv::kNone;
+  const size_t n = a.count;
+  if (a.kind == CollKind::kReduceScatter) {
+    const size_t chunk = std::max<size_t>(1, NativeChunkElems(x.w.size) / comm.size);
+    if (!converts && n <= chunk) {
+      if (n > 0) p->steps.push_back(ReduceScatterDirectStep(x, a));
+    } else if (n > 0) {
+      const size_t c0 = std::min(chunk, n);
+      void* tmp = p->Scratch(c0 * comm.size * x.w.size);
+      for (size_t off = 0; off < n; off += c0) {
+        p->steps.push_back(ReduceScatterPackedStep(x, a, off, std::min(c0, n - off), tmp));
+      }
+    }
+  } else {
+    const size_t chunk = NativeChunkElems(x.w.size);
+    void* tmp = converts && n > 0 ? p->Scratch(std::min(chunk, n) * x.w.size) : nullptr;
+    for (size_t off = 0; off < n; off += chunk) {
+      p->steps.push_back(ReduceStep(x, a, off, std::min(chunk, n - off), tmp));
+    }
+  }
+  p->description = std::string(CollShortName(a.kind)) + " count=" + std::to_string(n) +
+                   " type=" + TypeName(a.type) + " op=" + OpName(a.op) +
+                   (a.kind == CollKind::kReduce ? " root=" + std::to_string(a.root) : "") +
+                   " in_place=" + (a.in_place ? "1" : "0") + " nranks=" +
+                   std::to_string(comm.size) + ": native MPI, " + std::to_string(p->steps.size()) +
+                   " call(s), wire " + WireName(x.w) + (x.w.divide ? ", divided by nranks" : "");
+  return weftSuccess;
+}
+
+}  // namespace weft

@@ -1,0 +1,36 @@
+// How a (type, op) reduction travels through native MPI. MPI has no fp16/bf16, no Avg, and
+// Open MPI 4.1's vectorised int8/uint8 Sum saturates; weft supplies the missing pieces:
+//   direct   the MPI type and a built-in op (or weft's wrapping user op for 8-bit Sum/Prod);
+//   widen    fp16/bf16 travel as fp32 (they accumulate in fp32 and round once at the end);
+//   int128   integer Avg travels as 128-bit sums (exact), then divides by the rank count.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+#include "core/status.h"
+
+namespace weft {
+
+/// The representation of one reduction on the wire.
+struct Wire {
+  enum class Conv { kNone, kHalfToF32, kBf16ToF32, kSignedToI128, kUnsignedToU128 };
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  size_t size = 0;  // bytes per element on the wire
+  Conv conv = Conv::kNone;
+  bool divide = false;  // Avg: divide the sums by the rank count afterwards
+};
+
+/// Picks the wire form of (type, op). Needs MPI initialised (creates weft's user ops once).
+Status SelectWire(weftDataType_t type, weftRedOp_t op, Wire* out);
+/// Converts n user elements to the wire form (src and dst must not overlap).
+void ToWire(const Wire& w, weftDataType_t type, const void* src, void* dst, size_t n);
+/// Converts n wire elements back to user elements, dividing by nranks for Avg.
+void FromWire(const Wire& w, weftDataType_t type, const void* src, void* dst, size_t n,
+              int nranks);
+/// The MPI datatype of a weft type (fp16/bf16 as MPI_UINT16_T, for data movement).
+MPI_Datatype MpiTypeOf(weftDataType_t type);
+
+}  // namespace weft

@@ -1,0 +1,25 @@
+// A persistent collective: arguments bound and lowered once, started many times.
+#pragma once
+
+#include "coll/coll_args.h"
+#include "native/native_program.h"
+
+/// The object behind weftPlan_t.
+struct weftPlan {
+  weft::Comm* comm = nullptr;
+  weft::CollArgs args;
+  weft::NativeProgram program;
+};
+
+namespace weft {
+
+using Plan = weftPlan;
+
+/// Validates and lowers args into a new plan registered as live.
+Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out);
+/// Unregisters and deletes a plan.
+void DestroyPlan(Plan* plan);
+/// True while plan was created and not yet freed.
+bool IsLivePlan(const Plan* plan);
+
+}  // namespace weft

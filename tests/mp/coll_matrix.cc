@@ -1,0 +1,219 @@
+// Every collective x every type x every op x in-place/out-of-place x counts {0, 1, odd,
+// more than a page} x every root, checked against mp_check.h's reference. Buffers carry guard
+// zones that must come back untouched, and reduction results must be bitwise equal on all
+// ranks. Options: --quick (fewer counts), --seed N.
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "mp_check.h"
+
+namespace {
+
+using mpt::Report;
+
+constexpr size_t kGuard = 64;  // bytes of sentinel on each side of every buffer
+constexpr unsigned char kSentinel = 0xA5;
+
+// A buffer of `bytes` with guard zones; data() points past the front guard.
+class Guarded {
+ public:
+  explicit Guarded(size_t bytes) : mem_(bytes + 2 * kGuard, kSentinel), bytes_(bytes) {}
+  unsigned char* data() { return mem_.data() + kGuard; }
+  bool GuardsIntact() const {
+    for (size_t i = 0; i < kGuard; ++i) {
+      if (mem_[i] != kSentinel || mem_[kGuard + bytes_ + i] != kSentinel) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::vector<unsigned char> mem_;
+  size_t bytes_;
+};
+
+struct Ctx {
+  weftComm_t comm;
+  MPI_Comm mpi;
+  int rank, size;
+  uint64_t seed;
+  Report* report;
+};
+
+std::string Name(const char* coll, weftDataType_t t, int op, bool in_place, size_t n, int root = -1) {
+  std::string s = std::string(coll) + " type=" + mpt::TName(t);
+  if (op >= 0) s += std::string(" op=") + mpt::OName(static_cast<weftRedOp_t>(op));
+  s += std::string(" ") + (in_place ? "in-place" : "out-of-place") + " count=" + std::to_string(n);
+  if (root >= 0) s += " root=" + std::to_string(root);
+  return s;
+}
+
+std::string Status(weftResult_t r, weftComm_t c) {
+  return std::string(weftGetErrorString(r)) + ": " + weftGetLastError(c);
+}
+
+void AllReduce(Ctx& x, weftDataType_t t, weftRedOp_t op, bool in_place, size_t n) {
+  const size_t es = mpt::TypeBytes(t), bytes = n * es;
+  Guarded send(bytes), recv(bytes);
+  mpt::Fill(t, op, x.rank, x.seed, send.data(), n);
+  void* out = in_place ? send.data() : recv.data();
+  weftResult_t r = weftAllReduce(send.data(), out, n, t, op, x.comm, nullptr);
+  std::string first, name = Name("allreduce", t, op, in_place, n);
+  if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
+  size_t wrong = mpt::CountWrong(t, op, x.size, x.seed, out, n, 0, &first);
+  bool same = mpt::SameOnAllRanks(x.mpi, out, bytes);
+  x.report->Case(wrong == 0 && same && send.GuardsIntact() && recv.GuardsIntact(), name,
+                 wrong ? first : (!same ? "results differ between ranks" : "guard zone overwritten"));
+}
+
+void Reduce(Ctx& x, weftDataType_t t, weftRedOp_t op, bool in_place, size_t n, int root) {
+  const size_t es = mpt::TypeBytes(t), bytes = n * es;
+  Guarded send(bytes), recv(bytes);
+  mpt::Fill(t, op, x.rank, x.seed, send.data(), n);
+  const bool is_root = x.rank == root;
+  // Non-roots pass NULL: recvbuff is only used at root.
+  void* out = is_root ? (in_place ? send.data() : recv.data()) : nullptr;
+  weftResult_t r = weftReduce(send.data(), out, n, t, op, root, x.comm, nullptr);
+  std::string first, name = Name("reduce", t, op, in_place, n, root);
+  if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
+  size_t wrong = is_root ? mpt::CountWrong(t, op, x.size, x.seed, out, n, 0, &first) : 0;
+  x.report->Case(wrong == 0 && send.GuardsIntact() && recv.GuardsIntact(), name,
+                 wrong ? first : "guard zone overwritten");
+}
+
+void ReduceScatter(Ctx& x, weftDataType_t t, weftRedOp_t op, bool in_place, size_t n) {
+  const size_t es = mpt::TypeBytes(t), block = n * es;
+  Guarded send(block * x.size), recv(block);
+  mpt::Fill(t, op, x.rank, x.seed, send.data(), n * x.size);
+  void* out = in_place ? send.data() + x.rank * block : recv.data();
+  weftResult_t r = weftReduceScatter(send.data(), out, n, t, op, x.comm, nullptr);
+  std::string first, name = Name("reduce_scatter", t, op, in_place, n);
+  if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
+  size_t wrong = mpt::CountWrong(t, op, x.size, x.seed, out, n, x.rank * n, &first);
+  x.report->Case(wrong == 0 && send.GuardsIntact() && recv.GuardsIntact(), name,
+                 wrong ? first : "guard zone overwritten");
+}
+
+// Expected bytes of `rank`'s input block for data movement (the Sum inputs).
+std::vector<unsigned char> Block(weftDataType_t t, int rank, uint64_t seed, size_t n) {
+  std::vector<unsigned char> b(n * mpt::TypeBytes(t) + 1);
+  mpt::Fill(t, weftSum, rank, seed, b.data(), n);
+  b.pop_back();
+  return b;
+}
+
+void AllGather(Ctx& x, weftDataType_t t, bool in_place, size_t n) {
+  const size_t block = n * mpt::TypeBytes(t);
+  Guarded send(block), recv(block * x.size);
+  auto mine = Block(t, x.rank, x.seed, n);
+  unsigned char* src = in_place ? recv.data() + x.rank * block : send.data();
+  if (block) std::memcpy(src, mine.data(), block);
+  weftResult_t r = weftAllGather(src, recv.data(), n, t, x.comm, nullptr);
+  std::string name = Name("allgather", t, -1, in_place, n);
+  if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
+  bool ok = true;
+  for (int p = 0; p < x.size && block; ++p) {
+    ok &= std::memcmp(recv.data() + p * block, Block(t, p, x.seed, n).data(), block) == 0;
+  }
+  x.report->Case(ok && send.GuardsIntact() && recv.GuardsIntact(), name, ok ? "guard zone overwritten" : "wrong block");
+}
+
+void Broadcast(Ctx& x, weftDataType_t t, bool in_place, size_t n, int root) {
+  const size_t bytes = n * mpt::TypeBytes(t);
+  Guarded send(bytes), recv(bytes);
+  auto want = Block(t, root, x.seed, n);
+  if (x.rank == root && bytes) std::memcpy(in_place ? recv.data() : send.data(), want.data(), bytes);
+  // Non-roots pass NULL as sendbuff: it is only read at root.
+  const void* sb = x.rank == root ? (in_place ? recv.data() : send.data()) : nullptr;
+  weftResult_t r = weftBroadcast(sb, recv.data(), n, t, root, x.comm, nullptr);
+  std::string name = Name("broadcast", t, -1, in_place, n, root);
+  if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
+  bool ok = bytes == 0 || std::memcmp(recv.data(), want.data(), bytes) == 0;
+  x.report->Case(ok && send.GuardsIntact() && recv.GuardsIntact(), name, ok ? "guard zone overwritten" : "wrong data");
+}
+
+void AllToAll(Ctx& x, weftDataType_t t, bool in_place, size_t n) {
+  const size_t block = n * mpt::TypeBytes(t);
+  Guarded send(block * x.size), recv(block * x.size);
+  // Block p of rank r's input: Fill of "rank" r * 1000 + p.
+  unsigned char* src = in_place ? recv.data() : send.data();
+  for (int p = 0; p < x.size && block; ++p) {
+    std::memcpy(src + p * block, Block(t, x.rank * 1000 + p, x.seed, n).data(), block);
+  }
+  weftResult_t r = weftAllToAll(src, recv.data(), n, t, x.comm, nullptr);
+  std::string name = Name("alltoall", t, -1, in_place, n);
+  if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
+  bool ok = true;
+  for (int p = 0; p < x.size && block; ++p) {
+    ok &= std::memcmp(recv.data() + p * block, Block(t, p * 1000 + x.rank, x.seed, n).data(), block) == 0;
+  }
+  x.report->Case(ok && send.GuardsIntact() && recv.GuardsIntact(), name, ok ? "guard zone overwritten" : "wrong block");
+}
+
+// Each rank sends to rank+1 and receives from rank-1 (even ranks send first).
+void SendRecv(Ctx& x, weftDataType_t t, size_t n) {
+  if (x.size < 2) return;
+  const size_t bytes = n * mpt::TypeBytes(t);
+  const int to = (x.rank + 1) % x.size, from = (x.rank + x.size - 1) % x.size;
+  auto mine = Block(t, x.rank, x.seed, n);
+  Guarded recv(bytes);
+  weftResult_t r1, r2;
+  if (x.rank % 2 == 0) {
+    r1 = weftSend(mine.data(), n, t, to, x.comm, nullptr);
+    r2 = weftRecv(recv.data(), n, t, from, x.comm, nullptr);
+  } else {
+    r2 = weftRecv(recv.data(), n, t, from, x.comm, nullptr);
+    r1 = weftSend(mine.data(), n, t, to, x.comm, nullptr);
+  }
+  std::string name = Name("send/recv", t, -1, false, n);
+  if (r1 != weftSuccess || r2 != weftSuccess) return x.report->Case(false, name, Status(r1 ? r1 : r2, x.comm));
+  bool ok = bytes == 0 || std::memcmp(recv.data(), Block(t, from, x.seed, n).data(), bytes) == 0;
+  x.report->Case(ok && recv.GuardsIntact(), name, ok ? "guard zone overwritten" : "wrong data");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  bool quick = false;
+  uint64_t seed = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+  }
+  Report report(MPI_COMM_WORLD);
+  Ctx x{nullptr, MPI_COMM_WORLD, 0, 0, seed, &report};
+  MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &x.size);
+  weftResult_t r = weftCommInitMPI(&x.comm, MPI_COMM_WORLD);
+  report.Case(r == weftSuccess, "weftCommInitMPI", weftGetLastError(nullptr));
+  if (r != weftSuccess) return report.Finish("coll_matrix");
+
+  // 0, 1, odd, and more than a 4 KiB page even for int8.
+  std::vector<size_t> counts = quick ? std::vector<size_t>{0, 7, 4099} : std::vector<size_t>{0, 1, 17, 4099};
+  for (int ti = 0; ti < weftNumTypes; ++ti) {
+    auto t = static_cast<weftDataType_t>(ti);
+    for (size_t n : counts) {
+      for (bool ip : {false, true}) {
+        for (int oi = 0; oi < weftNumOps; ++oi) {
+          auto op = static_cast<weftRedOp_t>(oi);
+          AllReduce(x, t, op, ip, n);
+          ReduceScatter(x, t, op, ip, n);
+          for (int root = 0; root < x.size; ++root) Reduce(x, t, op, ip, n, root);
+        }
+        AllGather(x, t, ip, n);
+        AllToAll(x, t, ip, n);
+        for (int root = 0; root < x.size; ++root) Broadcast(x, t, ip, n, root);
+      }
+      SendRecv(x, t, n);
+    }
+  }
+  r = weftBarrier(x.comm, nullptr);
+  report.Case(r == weftSuccess, "barrier", Status(r, x.comm));
+  r = weftCommDestroy(x.comm);
+  report.Case(r == weftSuccess, "weftCommDestroy", weftGetLastError(nullptr));
+  int rc = report.Finish("coll_matrix");
+  MPI_Finalize();
+  return rc;
+}
