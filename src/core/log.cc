@@ -50,7 +50,7 @@ const char* SubsysName(uint32_t s) {
 
 // Called with g_mu held.
 void ConfigureLocked() {
-  const Params& p = GetParams();
+  const Params& p = PeekParams();
   LogConfig cfg;
   if (!ParseLogLevel(p.WEFT_DEBUG, &cfg.level)) {
     std::fprintf(stderr, "weft WARN ENV WEFT_DEBUG=%s is not NONE/WARN/INFO/TRACE; using WARN\n",
@@ -76,7 +76,6 @@ void ConfigureLocked() {
 
 void EnsureConfigured() {
   if (g_configured.load(std::memory_order_acquire)) return;
-  GetParams();  // outside g_mu: reading params may itself log
   std::lock_guard<std::mutex> lk(g_mu);
   if (!g_configured.load()) ConfigureLocked();
 }

@@ -55,14 +55,19 @@ std::string ToText(const std::string& v) { return v; }
 
 }  // namespace
 
-const Params& GetParams() {
+const Params& PeekParams() {
   std::call_once(g_once, [] { g_params = ReadAll(&g_bad); });
-  ReportBad();
   return *g_params;
 }
 
+const Params& GetParams() {
+  const Params& p = PeekParams();
+  ReportBad();
+  return p;
+}
+
 void ReloadParams() {
-  GetParams();
+  PeekParams();
   g_bad.clear();
   g_params = ReadAll(&g_bad);
   g_bad_reported = false;

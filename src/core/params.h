@@ -20,6 +20,8 @@ struct Params {
 
 /// The knobs as read at first use (thread-safe).
 const Params& GetParams();
+/// GetParams without logging malformed settings (for the logger itself, which they configure).
+const Params& PeekParams();
 /// Reads the environment again (tests and tools; not thread-safe against readers).
 void ReloadParams();
 

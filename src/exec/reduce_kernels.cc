@@ -49,8 +49,8 @@ template <typename T>
 T FloatOp(T a, T b, weftRedOp_t op) {
   switch (op) {
     case weftProd: return a * b;
-    case weftMax: return a > b ? a : (b != b ? b : a);  // NaN propagates from either side
-    case weftMin: return a < b ? a : (b != b ? b : a);
+    case weftMax: return a != a ? a : (b > a || b != b ? b : a);  // NaN from either side wins
+    case weftMin: return a != a ? a : (b < a || b != b ? b : a);
     default: return a + b;
   }
 }
