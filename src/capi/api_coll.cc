@@ -1,5 +1,8 @@
 // Blocking collectives and point-to-point.
+#include <memory>
+
 #include "capi/guard.h"
+#include "comm/program_cache.h"
 #include "coll/coll_args.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -18,10 +21,15 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
     if (GetParams().WEFT_CHECK_ARGS && a.kind != CollKind::kSend && a.kind != CollKind::kRecv) {
       WEFT_CHECK(CheckArgsAgree(*comm, a));
     }
-    NativeProgram program;
-    WEFT_CHECK(BuildNative(*comm, a, &program));
-    WEFT_TRACE(kColl, "%s", program.description.c_str());
-    return program.Run(*comm);
+    NativeProgram* program = comm->cache->Find(a);
+    std::unique_ptr<NativeProgram> uncached;
+    if (program == nullptr) {
+      auto built = std::make_unique<NativeProgram>();
+      WEFT_CHECK(BuildNative(*comm, a, built.get()));
+      WEFT_TRACE(kColl, "built: %s", DescribeNative(*comm, a, *built).c_str());
+      program = comm->cache->Keep(a, std::move(built), &uncached);
+    }
+    return program->Run(*comm);
   });
 }
 

@@ -122,7 +122,7 @@ weftResult_t weftPlanFree(weftPlan_t plan) {
 weftResult_t weftPlanDescribe(weftPlan_t plan, char* buf, size_t len, size_t* needed) {
   return Guarded("weftPlanDescribe", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanDescribe", plan));
-    const std::string& d = plan->program.description;
+    const std::string& d = plan->description;
     if (needed != nullptr) *needed = d.size() + 1;
     if (buf == nullptr && len > 0) return plan->comm->Fail(weftInvalidArgument, "weftPlanDescribe: buf is NULL with len > 0");
     if (len > 0) {

@@ -1,10 +1,12 @@
 #include "comm/comm.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <memory>
 #include <unordered_set>
 
+#include "comm/program_cache.h"
 #include "core/build_info.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -108,6 +110,7 @@ Status DestroyComm(Comm* comm) {
     std::lock_guard<std::mutex> lk(g_live_mu);
     g_live.erase(comm);
   }
+  comm->cache->Clear();  // cached programs own MPI datatypes: free them before the comm
   if (comm->node_comm != MPI_COMM_NULL) MPI_Comm_free(&comm->node_comm);
   if (comm->mpi != MPI_COMM_NULL) MPI_Comm_free(&comm->mpi);
   delete comm;
@@ -115,6 +118,12 @@ Status DestroyComm(Comm* comm) {
 }
 
 }  // namespace weft
+
+weftComm::weftComm()
+    : cache(std::make_unique<weft::ProgramCache>(
+          static_cast<size_t>(std::max<int64_t>(0, weft::GetParams().WEFT_PROGRAM_CACHE_SIZE)))) {}
+
+weftComm::~weftComm() = default;
 
 weft::Status weftComm::Fail(weft::Status s, const char* fmt, ...) {
   va_list ap;

@@ -5,11 +5,16 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include "core/status.h"
 #include "topo/topology.h"
+
+namespace weft {
+class ProgramCache;
+}
 
 /// The object behind weftComm_t.
 struct weftComm {
@@ -19,6 +24,11 @@ struct weftComm {
   int size = 0;
   weft::Topology topo;
   std::atomic<int> live_plans{0};
+  /// Built programs of blocking calls (see program_cache.h); emptied before the comm is freed.
+  std::unique_ptr<weft::ProgramCache> cache;
+
+  weftComm();
+  ~weftComm();
 
   /// Records a failure's text (for weftGetLastError), logs it at WARN, returns s.
   weft::Status Fail(weft::Status s, const char* fmt, ...) __attribute__((format(printf, 3, 4)));

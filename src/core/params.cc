@@ -44,7 +44,7 @@ std::unique_ptr<Params> ReadAll(std::vector<std::string>* bad) {
 }
 
 void ReportBad() {
-  if (g_bad.empty() || g_bad_reported.exchange(true)) return;
+  if (g_bad_reported.load(std::memory_order_relaxed) || g_bad.empty() || g_bad_reported.exchange(true)) return;
   for (const auto& b : g_bad) {
     WEFT_WARN(kEnv, "ignoring %s: not an integer; the default stays", b.c_str());
   }
@@ -55,8 +55,14 @@ std::string ToText(const std::string& v) { return v; }
 
 }  // namespace
 
+static std::atomic<const Params*> g_ready{nullptr};  // fast path once read (no call_once per call)
+
 const Params& PeekParams() {
-  std::call_once(g_once, [] { g_params = ReadAll(&g_bad); });
+  if (const Params* p = g_ready.load(std::memory_order_acquire)) return *p;
+  std::call_once(g_once, [] {
+    g_params = ReadAll(&g_bad);
+    g_ready.store(g_params.get(), std::memory_order_release);
+  });
   return *g_params;
 }
 
@@ -70,6 +76,7 @@ void ReloadParams() {
   PeekParams();
   g_bad.clear();
   g_params = ReadAll(&g_bad);
+  g_ready.store(g_params.get(), std::memory_order_release);
   g_bad_reported = false;
   ReloadLogConfig();
   ReportBad();

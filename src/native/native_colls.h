@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "coll/coll_args.h"
 #include "native/native_program.h"
@@ -11,6 +12,9 @@ namespace weft {
 
 /// Lowers validated args into *p (steps bound to the call's buffers).
 Status BuildNative(Comm& comm, const CollArgs& args, NativeProgram* p);
+
+/// What a built program runs, in words (plan descriptions, INFO and TRACE logs).
+std::string DescribeNative(const Comm& comm, const CollArgs& args, const NativeProgram& p);
 
 /// Elements per native MPI call for elements of elem_bytes (WEFT_NATIVE_CHUNK_BYTES, and
 /// never above INT_MAX since MPI counts are int).

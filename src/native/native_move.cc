@@ -125,7 +125,6 @@ Status AddBlockExchange(Comm& comm, const CollArgs& a, size_t bytes, NativeProgr
 
 Status BuildNativeMovement(Comm& comm, const CollArgs& a, NativeProgram* p) {
   const size_t bytes = a.count * TypeSize(a.type);
-  std::string what = "native MPI";
   switch (a.kind) {
     case CollKind::kBroadcast: AddBroadcast(comm, a, bytes, p); break;
     case CollKind::kSend:
@@ -144,12 +143,7 @@ Status BuildNativeMovement(Comm& comm, const CollArgs& a, NativeProgram* p) {
     }
     default: return comm.Fail(weftInternalError, "BuildNativeMovement: not a data movement");
   }
-  p->description = std::string(CollShortName(a.kind)) + " count=" + std::to_string(a.count) +
-                   " type=" + TypeName(a.type) +
-                   (a.kind == CollKind::kBroadcast ? " root=" + std::to_string(a.root) : "") +
-                   " in_place=" + (a.in_place ? "1" : "0") + " nranks=" +
-                   std::to_string(comm.size) + ": " + what + ", " +
-                   std::to_string(p->steps.size()) + " call(s) moving bytes";
+  p->note = "moves bytes";
   return weftSuccess;
 }
 

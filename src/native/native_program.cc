@@ -9,6 +9,7 @@ NativeProgram::~NativeProgram() {
 
 void* NativeProgram::Scratch(size_t bytes) {
   scratch_.emplace_back(new unsigned char[bytes > 0 ? bytes : 1]);
+  scratch_bytes_ += bytes;
   return scratch_.back().get();
 }
 

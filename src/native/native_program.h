@@ -45,16 +45,20 @@ class NativeProgram {
 
   /// A scratch buffer owned by the program (freed with it).
   void* Scratch(size_t bytes);
+  /// Total bytes of Scratch buffers.
+  size_t scratch_bytes() const { return scratch_bytes_; }
   /// An MPI datatype owned by the program (freed with it).
   void Own(MPI_Datatype t) { types_.push_back(t); }
 
   std::vector<NativeStep> steps;
-  std::string description;
+  /// How the data travels (a static string, so building a program allocates no text).
+  const char* note = "";
 
  private:
   Status Issue(Comm& comm);  // runs `before` and starts the current step's request
   std::vector<std::unique_ptr<unsigned char[]>> scratch_;
   std::vector<MPI_Datatype> types_;
+  size_t scratch_bytes_ = 0;
   size_t next_ = 0;
   MPI_Request req_ = MPI_REQUEST_NULL;
   bool active_ = false;

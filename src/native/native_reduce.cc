@@ -15,10 +15,12 @@ namespace {
 const char* WireName(const Wire& w) {
   switch (w.conv) {
     case Wire::Conv::kHalfToF32:
-    case Wire::Conv::kBf16ToF32: return "fp32 (widened; accumulates in fp32)";
+    case Wire::Conv::kBf16ToF32:
+      return w.divide ? "wire: fp32 (accumulates in fp32), then divided by nranks"
+                      : "wire: fp32 (accumulates in fp32)";
     case Wire::Conv::kSignedToI128:
-    case Wire::Conv::kUnsignedToU128: return "int128 (exact sums for the integer mean)";
-    default: return "native type";
+    case Wire::Conv::kUnsignedToU128: return "wire: int128 sums (exact), then divided by nranks";
+    default: return w.divide ? "wire: native type, then divided by nranks" : "wire: native type";
   }
 }
 
@@ -136,12 +138,7 @@ Status BuildNativeReduction(Comm& comm, const CollArgs& a, NativeProgram* p) {
       p->steps.push_back(ReduceStep(x, a, off, std::min(chunk, n - off), tmp));
     }
   }
-  p->description = std::string(CollShortName(a.kind)) + " count=" + std::to_string(n) +
-                   " type=" + TypeName(a.type) + " op=" + OpName(a.op) +
-                   (a.kind == CollKind::kReduce ? " root=" + std::to_string(a.root) : "") +
-                   " in_place=" + (a.in_place ? "1" : "0") + " nranks=" +
-                   std::to_string(comm.size) + ": native MPI, " + std::to_string(p->steps.size()) +
-                   " call(s), wire " + WireName(x.w) + (x.w.divide ? ", divided by nranks" : "");
+  p->note = WireName(x.w);
   return weftSuccess;
 }
 

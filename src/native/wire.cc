@@ -1,5 +1,6 @@
 #include "native/wire.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -24,6 +25,7 @@ struct UserOps {
 
 UserOps g_ops;
 std::once_flag g_ops_once;
+std::atomic<bool> g_ops_ready{false};  // skips call_once on every call after the first
 
 weftDataType_t EightBitType(MPI_Datatype t) { return t == MPI_UINT8_T ? weftUint8 : weftInt8; }
 
@@ -110,7 +112,12 @@ MPI_Datatype MpiTypeOf(weftDataType_t type) {
 }
 
 Status SelectWire(weftDataType_t type, weftRedOp_t op, Wire* w) {
-  std::call_once(g_ops_once, CreateOps);
+  if (!g_ops_ready.load(std::memory_order_acquire)) {
+    std::call_once(g_ops_once, [] {
+      CreateOps();
+      g_ops_ready.store(true, std::memory_order_release);
+    });
+  }
   if (g_ops.err != MPI_SUCCESS) return weftMpiError;
   static const MPI_Op kBuiltin[weftNumOps] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_SUM};
   *w = Wire{};

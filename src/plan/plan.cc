@@ -21,7 +21,8 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
   plan->args = args;
   WEFT_CHECK(ValidateArgs(comm, &plan->args));
   WEFT_CHECK(BuildNative(comm, plan->args, &plan->program));
-  WEFT_INFO(kPlan, "plan %p: %s", static_cast<void*>(plan.get()), plan->program.description.c_str());
+  plan->description = DescribeNative(comm, plan->args, plan->program);
+  WEFT_INFO(kPlan, "plan %p: %s", static_cast<void*>(plan.get()), plan->description.c_str());
   comm.live_plans.fetch_add(1);
   std::lock_guard<std::mutex> lk(g_mu);
   g_live.insert(plan.get());

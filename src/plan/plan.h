@@ -1,6 +1,8 @@
 // A persistent collective: arguments bound and lowered once, started many times.
 #pragma once
 
+#include <string>
+
 #include "coll/coll_args.h"
 #include "native/native_program.h"
 
@@ -9,6 +11,7 @@ struct weftPlan {
   weft::Comm* comm = nullptr;
   weft::CollArgs args;
   weft::NativeProgram program;
+  std::string description;  // DescribeNative, made once at creation
 };
 
 namespace weft {

@@ -1,0 +1,50 @@
+#include "comm/program_cache.h"
+
+#include <functional>
+
+namespace weft {
+
+size_t ProgramCache::KeyHash::operator()(const CollArgs& a) const {
+  size_t h = std::hash<const void*>()(a.send);
+  auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  mix(std::hash<const void*>()(a.recv));
+  mix(a.count);
+  mix(static_cast<size_t>(a.kind) << 16 | static_cast<size_t>(a.type) << 8 | static_cast<size_t>(a.op));
+  mix(static_cast<size_t>(a.root));
+  return h;
+}
+
+bool ProgramCache::KeyEq::operator()(const CollArgs& a, const CollArgs& b) const {
+  return a.kind == b.kind && a.send == b.send && a.recv == b.recv && a.count == b.count &&
+         a.type == b.type && a.op == b.op && a.root == b.root;
+}
+
+NativeProgram* ProgramCache::Find(const CollArgs& args) {
+  auto it = map_.find(args);
+  if (it == map_.end()) return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second.lru);
+  return it->second.program.get();
+}
+
+NativeProgram* ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p,
+                                  std::unique_ptr<NativeProgram>* not_kept) {
+  if (capacity_ == 0 || p->scratch_bytes() > kMaxScratchBytes) {
+    *not_kept = std::move(p);
+    return not_kept->get();
+  }
+  if (map_.size() >= capacity_) {
+    map_.erase(lru_.back());
+    lru_.pop_back();
+  }
+  lru_.push_front(args);
+  NativeProgram* raw = p.get();
+  map_.emplace(args, Entry{std::move(p), lru_.begin()});
+  return raw;
+}
+
+void ProgramCache::Clear() {
+  map_.clear();
+  lru_.clear();
+}
+
+}  // namespace weft

@@ -1,0 +1,200 @@
+#include "bench_colls.h"
+
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "check/reference.h"
+#include "core/dtype.h"
+
+namespace bench {
+namespace {
+
+using weft::check::CountWrong;
+using weft::check::Fill;
+
+MPI_Datatype NativeType(weftDataType_t t) {
+  switch (t) {
+    case weftInt8: return MPI_INT8_T;
+    case weftUint8: return MPI_UINT8_T;
+    case weftInt32: return MPI_INT32_T;
+    case weftUint32: return MPI_UINT32_T;
+    case weftInt64: return MPI_INT64_T;
+    case weftUint64: return MPI_UINT64_T;
+    case weftFloat32: return MPI_FLOAT;
+    case weftFloat64: return MPI_DOUBLE;
+    default: return MPI_DATATYPE_NULL;
+  }
+}
+
+MPI_Op NativeOp(weftRedOp_t op) {
+  static const MPI_Op k[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_OP_NULL};
+  return k[op];
+}
+
+bool Reduces(Coll c) { return c == Coll::kAllReduce || c == Coll::kReduce || c == Coll::kReduceScatter; }
+
+int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv) {
+  const int n = static_cast<int>(s.count);
+  const MPI_Datatype t = NativeType(x.type);
+  const MPI_Op op = NativeOp(x.op);
+  const bool root = x.rank == x.root;
+  switch (x.coll) {
+    case Coll::kAllReduce: return MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi);
+    case Coll::kReduce:
+      return MPI_Reduce(ip && root ? MPI_IN_PLACE : (ip ? recv : send), recv, n, t, op, x.root, x.mpi);
+    case Coll::kReduceScatter: return MPI_Reduce_scatter_block(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi);
+    case Coll::kAllGather: return MPI_Allgather(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi);
+    case Coll::kBroadcast:
+      if (!ip && root) std::memcpy(recv, send, s.send_bytes);  // same contract as weft's
+      return MPI_Bcast(recv, n, t, x.root, x.mpi);
+    case Coll::kAllToAll: return MPI_Alltoall(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi);
+  }
+  return MPI_ERR_OTHER;
+}
+
+int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv) {
+  const size_t es = weft::TypeSize(x.type);
+  const size_t n = s.count;
+  switch (x.coll) {
+    case Coll::kAllReduce: return weftAllReduce(ip ? recv : send, recv, n, x.type, x.op, x.comm, nullptr);
+    case Coll::kReduce: return weftReduce(ip ? recv : send, recv, n, x.type, x.op, x.root, x.comm, nullptr);
+    case Coll::kReduceScatter:
+      return ip ? weftReduceScatter(recv, recv + x.rank * n * es, n, x.type, x.op, x.comm, nullptr)
+                : weftReduceScatter(send, recv, n, x.type, x.op, x.comm, nullptr);
+    case Coll::kAllGather:
+      return weftAllGather(ip ? recv + x.rank * n * es : send, recv, n, x.type, x.comm, nullptr);
+    case Coll::kBroadcast: return weftBroadcast(ip ? recv : send, recv, n, x.type, x.root, x.comm, nullptr);
+    case Coll::kAllToAll: return weftAllToAll(ip ? recv : send, recv, n, x.type, x.comm, nullptr);
+  }
+  return weftInternalError;
+}
+
+// Counts elements of got that differ from want (byte-exact per element).
+size_t CountDiffs(const unsigned char* got, const unsigned char* want, size_t n, size_t es) {
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; ++i) wrong += std::memcmp(got + i * es, want + i * es, es) != 0;
+  return wrong;
+}
+
+}  // namespace
+
+Shape ShapeOf(const Ctx& x, size_t bytes) {
+  Shape s;
+  const size_t es = weft::TypeSize(x.type), p = static_cast<size_t>(x.size);
+  const double P = x.size;
+  switch (x.coll) {
+    case Coll::kAllReduce:
+      s.count = bytes / es;
+      s.send_bytes = s.recv_bytes = s.count * es;
+      s.alg_bytes = s.send_bytes;
+      s.bus_factor = 2 * (P - 1) / P;
+      break;
+    case Coll::kReduce:
+    case Coll::kBroadcast:
+      s.count = bytes / es;
+      s.send_bytes = s.recv_bytes = s.count * es;
+      s.alg_bytes = s.send_bytes;
+      s.bus_factor = 1;
+      break;
+    case Coll::kReduceScatter:
+      s.count = bytes / (es * p);
+      s.send_bytes = s.count * es * p;
+      s.recv_bytes = s.count * es;
+      s.alg_bytes = s.send_bytes;
+      s.bus_factor = (P - 1) / P;
+      break;
+    case Coll::kAllGather:
+      s.count = bytes / es;
+      s.send_bytes = s.count * es;
+      s.recv_bytes = s.send_bytes * p;
+      s.alg_bytes = s.recv_bytes;
+      s.bus_factor = (P - 1) / P;
+      break;
+    case Coll::kAllToAll:
+      s.count = bytes / (es * p);
+      s.send_bytes = s.recv_bytes = s.count * es * p;
+      s.alg_bytes = s.send_bytes;
+      s.bus_factor = (P - 1) / P;
+      break;
+  }
+  s.buf_bytes = std::max(s.send_bytes, s.recv_bytes);
+  return s;
+}
+
+bool NativeSupports(const Ctx& x, const Shape& s) {
+  if (s.count > static_cast<size_t>(INT_MAX)) return false;
+  if (NativeType(x.type) == MPI_DATATYPE_NULL) return false;
+  return !Reduces(x.coll) || x.op != weftAvg;
+}
+
+int RunOnce(Impl impl, const Ctx& x, const Shape& s, bool in_place, unsigned char* send,
+            unsigned char* recv) {
+  int rc = impl == Impl::kNative ? RunNative(x, s, in_place, send, recv) : RunWeft(x, s, in_place, send, recv);
+  if (rc != 0) {
+    if (impl == Impl::kWeft) {
+      std::fprintf(stderr, "weft-bench: %s failed: %s: %s\n", CollName(x.coll),
+                   weftGetErrorString(static_cast<weftResult_t>(rc)), weftGetLastError(x.comm));
+    } else {
+      char msg[MPI_MAX_ERROR_STRING];
+      int len = 0;
+      MPI_Error_string(rc, msg, &len);
+      std::fprintf(stderr, "weft-bench: native %s failed: %s\n", CollName(x.coll), msg);
+    }
+  }
+  return rc;
+}
+
+size_t Validate(Impl impl, const Ctx& x, const Shape& s, bool ip, unsigned char* send,
+                unsigned char* recv) {
+  const size_t es = weft::TypeSize(x.type), n = s.count, block = n * es;
+  const uint64_t seed = 0xbe9c;
+  unsigned char* in = ip ? recv : send;
+  const int P = x.size;
+  std::vector<unsigned char> want(std::max<size_t>(block, 1));
+  size_t wrong = 0;
+  switch (x.coll) {
+    case Coll::kAllReduce:
+    case Coll::kReduce:
+    case Coll::kReduceScatter: {
+      const size_t in_elems = x.coll == Coll::kReduceScatter ? n * P : n;
+      Fill(x.type, x.op, x.rank, seed, in, in_elems);
+      if (RunOnce(impl, x, s, ip, send, recv) != 0) return n;
+      if (x.coll == Coll::kReduce && x.rank != x.root) return 0;
+      const unsigned char* out = recv;
+      size_t first = 0;
+      if (x.coll == Coll::kReduceScatter) {
+        first = x.rank * n;
+        // In place, weft leaves the block at the rank's offset; MPI at the start.
+        if (ip && impl == Impl::kWeft) out = recv + x.rank * block;
+      }
+      return CountWrong(x.type, x.op, P, seed, out, n, first, nullptr);
+    }
+    case Coll::kBroadcast:
+      if (x.rank == x.root) Fill(x.type, weftSum, x.root, seed, in, n);
+      else std::memset(recv, 0, block);
+      if (RunOnce(impl, x, s, ip, send, recv) != 0) return n;
+      Fill(x.type, weftSum, x.root, seed, want.data(), n);
+      return CountDiffs(recv, want.data(), n, es);
+    case Coll::kAllGather:
+      Fill(x.type, weftSum, x.rank, seed, ip ? recv + x.rank * block : send, n);
+      if (RunOnce(impl, x, s, ip, send, recv) != 0) return n * P;
+      for (int p = 0; p < P; ++p) {
+        Fill(x.type, weftSum, p, seed, want.data(), n);
+        wrong += CountDiffs(recv + p * block, want.data(), n, es);
+      }
+      return wrong;
+    case Coll::kAllToAll:
+      for (int p = 0; p < P; ++p) Fill(x.type, weftSum, x.rank * 1000 + p, seed, in + p * block, n);
+      if (RunOnce(impl, x, s, ip, send, recv) != 0) return n * P;
+      for (int p = 0; p < P; ++p) {
+        Fill(x.type, weftSum, p * 1000 + x.rank, seed, want.data(), n);
+        wrong += CountDiffs(recv + p * block, want.data(), n, es);
+      }
+      return wrong;
+  }
+  return 0;
+}
+
+}  // namespace bench

@@ -1,0 +1,50 @@
+// What weft-bench runs: each collective's buffer shape and bandwidth factors, its native MPI
+// and weft calls on the same buffers, and validation against check/reference.h.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <string>
+
+#include "bench_options.h"
+
+namespace bench {
+
+/// Which implementation a measurement is of.
+enum class Impl { kNative, kWeft };
+
+/// Sizes of one collective at one sweep point.
+struct Shape {
+  size_t count = 0;       // the API's count argument
+  size_t send_bytes = 0;  // per-rank send buffer
+  size_t recv_bytes = 0;  // per-rank receive buffer
+  size_t buf_bytes = 0;   // one in-place buffer
+  double alg_bytes = 0;   // bytes in nccl-tests' algbw
+  double bus_factor = 1;  // busbw = algbw * bus_factor
+};
+
+/// The communicators and settings every call uses.
+struct Ctx {
+  MPI_Comm mpi;  // native MPI's communicator (a duplicate of MPI_COMM_WORLD)
+  weftComm_t comm;
+  int rank, size;
+  Coll coll;
+  weftDataType_t type;
+  weftRedOp_t op;
+  int root;
+};
+
+/// Shape for a per-rank send buffer of about `bytes` (counts round down).
+Shape ShapeOf(const Ctx& x, size_t bytes);
+/// True when native MPI has this (type, op) (no fp16/bf16, no Avg) and count fits an int.
+bool NativeSupports(const Ctx& x, const Shape& s);
+/// Runs one call. For in_place, `recv` is the single buffer and `send` is ignored.
+/// Returns 0 on success, else prints the error and returns non-zero.
+int RunOnce(Impl impl, const Ctx& x, const Shape& s, bool in_place, unsigned char* send,
+            unsigned char* recv);
+/// Fills the inputs with check/reference.h's data, runs once, counts wrong elements here.
+size_t Validate(Impl impl, const Ctx& x, const Shape& s, bool in_place, unsigned char* send,
+                unsigned char* recv);
+
+}  // namespace bench

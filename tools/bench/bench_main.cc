@@ -1,0 +1,199 @@
+// weft-bench: the native MPI routine and weft side by side, in one run, on the same rotated
+// buffers, with nccl-tests' columns (time, algbw, busbw, #wrong) and the speedup.
+//   mpiexec -n 2 weft-bench allreduce -b 8 -e 64M -f 2 -d double -o sum --csv out.csv
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "bench_colls.h"
+#include "bench_output.h"
+#include "check/reference.h"
+#include "core/dtype.h"
+
+namespace bench {
+namespace {
+
+// Rotating through this many bytes of buffers keeps a run's data out of the last-level cache,
+// so neither side is flattered by a warm cache.
+size_t RotationBytes() {
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  size_t cache = llc > 0 ? static_cast<size_t>(llc) : (32u << 20);
+  return 2 * cache;
+}
+
+void FillOnes(weftDataType_t t, unsigned char* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (weft::IsFloatType(t)) weft::check::StoreF(t, p, i, 1.0);
+    else weft::check::StoreI(t, p, i, 1);
+  }
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+struct BufferSet {
+  std::vector<unsigned char> send, recv;
+};
+
+// Measures one (size, place): both implementations interleaved; returns false on a failure.
+bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place, std::vector<Record>* out,
+             Record* native_rec, Record* weft_rec, bool* native_ran) {
+  const size_t es = weft::TypeSize(x.type);
+  const size_t per_set = std::max<size_t>(1, in_place ? s.buf_bytes : s.send_bytes + s.recv_bytes);
+  const size_t sets = std::clamp<size_t>((RotationBytes() + per_set - 1) / per_set, 1, 32);
+  std::vector<BufferSet> bufs(sets);
+  for (auto& b : bufs) {
+    b.recv.resize(std::max<size_t>(in_place ? s.buf_bytes : s.recv_bytes, 1));
+    b.send.resize(in_place ? 1 : std::max<size_t>(s.send_bytes, 1));
+    FillOnes(x.type, b.recv.data(), b.recv.size() / es);
+    FillOnes(x.type, b.send.data(), b.send.size() / es);
+  }
+  *native_ran = NativeSupports(x, s);
+  std::vector<Impl> impls = {Impl::kWeft};
+  if (*native_ran) impls.insert(impls.begin(), Impl::kNative);
+  size_t next = 0;
+  auto run = [&](Impl impl, double* seconds) {
+    BufferSet& b = bufs[next++ % sets];
+    MPI_Barrier(x.mpi);
+    double t0 = MPI_Wtime();
+    int rc = RunOnce(impl, x, s, in_place, b.send.data(), b.recv.data());
+    *seconds = MPI_Wtime() - t0;
+    return rc == 0;
+  };
+  bool ok = true;
+  double ignored;
+  for (int w = 0; w < o.warmup && ok; ++w) {
+    for (Impl impl : impls) ok &= run(impl, &ignored);
+  }
+  std::vector<std::vector<double>> times(2, std::vector<double>(o.iters, 0));
+  for (int it = 0; it < o.iters && ok; ++it) {
+    // Alternate which side goes first, so drift and cache effects fall on both.
+    for (size_t k = 0; k < impls.size() && ok; ++k) {
+      Impl impl = impls[it % 2 ? impls.size() - 1 - k : k];
+      ok &= run(impl, &times[static_cast<int>(impl)][it]);
+    }
+  }
+  int all_ok = ok;
+  MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, x.mpi);
+  if (!all_ok) return false;
+  for (Impl impl : impls) {
+    auto& t = times[static_cast<int>(impl)];
+    MPI_Allreduce(MPI_IN_PLACE, t.data(), o.iters, MPI_DOUBLE, MPI_MAX, x.mpi);
+    Record r;
+    r.collective = CollName(x.coll);
+    r.bytes = s.send_bytes;
+    r.count = s.count;
+    r.dtype = weft::check::TName(x.type);
+    r.op = weft::check::OName(x.op);
+    r.root = (x.coll == Coll::kBroadcast || x.coll == Coll::kReduce) ? x.root : -1;
+    r.in_place = in_place;
+    r.impl = impl == Impl::kNative ? "native" : "weft";
+    double sec = Median(t);
+    r.time_us = sec * 1e6;
+    r.algbw = sec > 0 ? s.alg_bytes / sec / 1e9 : 0;
+    r.busbw = r.algbw * s.bus_factor;
+    r.wrong = -1;
+    if (o.check) {
+      long long wrong = static_cast<long long>(
+          Validate(impl, x, s, in_place, bufs[0].send.data(), bufs[0].recv.data()));
+      MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG_LONG, MPI_SUM, x.mpi);
+      r.wrong = wrong;
+    }
+    out->push_back(r);
+    *(impl == Impl::kNative ? native_rec : weft_rec) = r;
+  }
+  return true;
+}
+
+std::string MpiLibraryName() {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  std::string s(lib);
+  size_t cut = s.find_first_of("\n,");
+  return cut == std::string::npos ? s : s.substr(0, cut);
+}
+
+}  // namespace
+}  // namespace bench
+
+int main(int argc, char** argv) {
+  using namespace bench;
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Options o;
+  int code = 0;
+  if (!ParseOptions(argc, argv, &o, &code) || (o.root < 0 || o.root >= size)) {
+    if (o.root < 0 || o.root >= size) code = 2;
+    if (rank == 0 && code == 2 && (o.root < 0 || o.root >= size)) std::fprintf(stderr, "weft-bench: root out of range\n");
+    MPI_Finalize();
+    return code;
+  }
+  Ctx x{MPI_COMM_NULL, nullptr, rank, size, Coll::kAllReduce, o.type, o.op, o.root};
+  MPI_Comm_dup(MPI_COMM_WORLD, &x.mpi);
+  if (weftCommInitMPI(&x.comm, MPI_COMM_WORLD) != weftSuccess) {
+    std::fprintf(stderr, "weft-bench: weftCommInitMPI failed: %s\n", weftGetLastError(nullptr));
+    MPI_Finalize();
+    return 1;
+  }
+  std::vector<Record> rows;
+  long long weft_wrong = 0, native_wrong = 0;
+  bool failed = false;
+  double bus_sum[2] = {0, 0};
+  int bus_n[2] = {0, 0};
+  for (Coll c : o.colls) {
+    x.coll = c;
+    if (rank == 0) PrintTableHeader(stdout, x, o, MpiLibraryName());
+    for (size_t b = o.min_bytes; b <= o.max_bytes && !failed;) {
+      Shape s = ShapeOf(x, b);
+      if (s.count > 0 || b == 0) {
+        for (bool ip : {false, true}) {
+          if ((ip && !o.in_place) || (!ip && !o.out_of_place)) continue;
+          Record nr, wr;
+          bool native_ran = false;
+          if (!Measure(x, o, s, ip, &rows, &nr, &wr, &native_ran)) {
+            failed = true;
+            break;
+          }
+          if (rank == 0) PrintRow(stdout, native_ran ? &nr : nullptr, wr);
+          weft_wrong += std::max(0LL, wr.wrong);
+          bus_sum[1] += wr.busbw;
+          ++bus_n[1];
+          if (native_ran) {
+            native_wrong += std::max(0LL, nr.wrong);
+            bus_sum[0] += nr.busbw;
+            ++bus_n[0];
+          }
+        }
+      }
+      size_t nb = static_cast<size_t>(std::llround(static_cast<double>(b) * o.factor));
+      b = std::max(nb, b + 1);
+    }
+  }
+  if (rank == 0) {
+    std::printf("# wrong elements: weft %lld, native %lld%s\n", weft_wrong, native_wrong,
+                native_wrong > 0 ? " (native MPI's own results; weft's are checked against the same reference)" : "");
+    std::printf("# average busbw: native %.3f GB/s, weft %.3f GB/s\n", bus_n[0] ? bus_sum[0] / bus_n[0] : 0.0,
+                bus_n[1] ? bus_sum[1] / bus_n[1] : 0.0);
+    if (!o.csv.empty() && !WriteCsv(o.csv, rows)) {
+      std::fprintf(stderr, "weft-bench: cannot write %s\n", o.csv.c_str());
+      failed = true;
+    }
+    if (!o.json.empty() && !WriteJson(o.json, rows)) {
+      std::fprintf(stderr, "weft-bench: cannot write %s\n", o.json.c_str());
+      failed = true;
+    }
+  }
+  weftCommDestroy(x.comm);
+  MPI_Comm_free(&x.mpi);
+  MPI_Finalize();
+  return failed || weft_wrong > 0 ? 1 : 0;
+}

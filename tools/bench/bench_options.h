@@ -1,0 +1,36 @@
+// weft-bench's command line, with nccl-tests' flags where they exist.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "weft/weft.h"
+
+namespace bench {
+
+/// The collectives weft-bench measures.
+enum class Coll { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll };
+
+/// Parsed options.
+struct Options {
+  std::vector<Coll> colls;
+  size_t min_bytes = 8, max_bytes = 64u << 20;
+  double factor = 2;
+  weftDataType_t type = weftFloat64;
+  weftRedOp_t op = weftSum;
+  int root = 0;
+  int warmup = 5, iters = 20;
+  bool check = true;
+  bool out_of_place = true, in_place = true;
+  std::string csv, json;
+};
+
+/// Parses argv; on error or --help prints usage to stderr and returns false (*exit_code set).
+bool ParseOptions(int argc, char** argv, Options* o, int* exit_code);
+/// "allreduce", ...
+const char* CollName(Coll c);
+/// Parses "64M", "1G", "8K", "512".
+bool ParseSize(const std::string& text, size_t* out);
+
+}  // namespace bench
