@@ -1,0 +1,30 @@
+/* Sums a vector over all ranks, out of place and in place. */
+#include <stdlib.h>
+
+#include "example_util.h"
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  weftComm_t comm;
+  CHECK(weftCommInitMPI(&comm, MPI_COMM_WORLD), NULL);
+  int rank, size;
+  weftCommUserRank(comm, &rank);
+  weftCommCount(comm, &size);
+  const size_t n = 1000;
+  double* send = malloc(n * sizeof(double));
+  double* recv = malloc(n * sizeof(double));
+  for (size_t i = 0; i < n; ++i) send[i] = rank + i;
+  CHECK(weftAllReduce(send, recv, n, weftDouble, weftSum, comm, NULL), comm);
+  CHECK(weftAllReduce(send, send, n, weftDouble, weftSum, comm, NULL), comm); /* in place */
+  int ok = 1;
+  for (size_t i = 0; i < n; ++i) {
+    double want = size * (size - 1) / 2.0 + (double)size * i;
+    ok &= recv[i] == want && send[i] == want;
+  }
+  free(send);
+  free(recv);
+  CHECK(weftCommDestroy(comm), NULL);
+  int rc = Verdict(ok);
+  MPI_Finalize();
+  return rc;
+}

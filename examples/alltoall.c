@@ -1,0 +1,26 @@
+/* Rank r sends the value 100*r + p to rank p; each rank checks what it received. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "example_util.h"
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  weftComm_t comm;
+  CHECK(weftCommInitMPI(&comm, MPI_COMM_WORLD), NULL);
+  int rank, size;
+  weftCommUserRank(comm, &rank);
+  weftCommCount(comm, &size);
+  uint64_t* send = malloc(size * sizeof(uint64_t));
+  uint64_t* recv = malloc(size * sizeof(uint64_t));
+  for (int p = 0; p < size; ++p) send[p] = 100u * rank + p;
+  CHECK(weftAllToAll(send, recv, 1, weftUint64, comm, NULL), comm);
+  int ok = 1;
+  for (int p = 0; p < size; ++p) ok &= recv[p] == 100u * p + rank;
+  free(send);
+  free(recv);
+  CHECK(weftCommDestroy(comm), NULL);
+  int rc = Verdict(ok);
+  MPI_Finalize();
+  return rc;
+}
