@@ -8,10 +8,10 @@
 
 namespace weft {
 
-size_t NativeChunkElems(size_t elem_bytes) {
+size_t NativeChunkElems(size_t elem_bytes, int mpi_per_elem) {
   int64_t limit = GetParams().WEFT_NATIVE_CHUNK_BYTES;
   size_t bytes = limit > 0 ? static_cast<size_t>(limit) : static_cast<size_t>(INT_MAX);
-  return std::clamp<size_t>(bytes / elem_bytes, 1, INT_MAX);
+  return std::clamp<size_t>(bytes / elem_bytes, 1, INT_MAX / mpi_per_elem);
 }
 
 std::string DescribeNative(const Comm& comm, const CollArgs& a, const NativeProgram& p) {

@@ -16,9 +16,9 @@ Status BuildNative(Comm& comm, const CollArgs& args, NativeProgram* p);
 /// What a built program runs, in words (plan descriptions, INFO and TRACE logs).
 std::string DescribeNative(const Comm& comm, const CollArgs& args, const NativeProgram& p);
 
-/// Elements per native MPI call for elements of elem_bytes (WEFT_NATIVE_CHUNK_BYTES, and
-/// never above INT_MAX since MPI counts are int).
-size_t NativeChunkElems(size_t elem_bytes);
+/// Elements per native MPI call for elements of elem_bytes that MPI sees as mpi_per_elem
+/// elements each (WEFT_NATIVE_CHUNK_BYTES, and never above INT_MAX MPI elements: counts are int).
+size_t NativeChunkElems(size_t elem_bytes, int mpi_per_elem = 1);
 
 // One per family; BuildNative dispatches.
 Status BuildNativeReduction(Comm& comm, const CollArgs& args, NativeProgram* p);

@@ -18,8 +18,7 @@ const char* WireName(const Wire& w) {
     case Wire::Conv::kBf16ToF32:
       return w.divide ? "wire: fp32 (accumulates in fp32), then divided by nranks"
                       : "wire: fp32 (accumulates in fp32)";
-    case Wire::Conv::kSignedToI128:
-    case Wire::Conv::kUnsignedToU128: return "wire: int128 sums (exact), then divided by nranks";
+    case Wire::Conv::kSplit64: return "wire: two int64 words per value (exact sums), then divided by nranks";
     default: return w.divide ? "wire: native type, then divided by nranks" : "wire: native type";
   }
 }
@@ -32,28 +31,36 @@ struct Ctx {
   Wire w;
 };
 
-// AllReduce (root < 0) or Reduce (root >= 0) of elements [off, off+c).
-NativeStep ReduceStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, void* tmp) {
+// AllReduce (root < 0) or Reduce (root >= 0) of elements [off, off+c). `tmp` holds the wire
+// form when the data is converted; `root_tmp` is a second buffer that only a Reduce's root
+// uses. A Reduce never passes MPI_IN_PLACE: MPICH 4.0.2 can crash when a non-zero root does
+// (pmodels/mpich#6540, seen here as a segfault in MPI_Reduce), so an in-place root reduces
+// from a copy of its input instead.
+NativeStep ReduceStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, void* tmp, void* root_tmp) {
   const auto* send = static_cast<const char*>(a.send) + off * x.es;
   char* recv = a.recv ? static_cast<char*>(a.recv) + off * x.es : nullptr;
   const int root = a.kind == CollKind::kReduce ? a.root : -1;
-  const bool gets_result = root < 0 || root == x.rank;
-  const bool in_place = a.in_place && gets_result;
+  const bool is_root = root == x.rank;
+  const bool gets_result = root < 0 || is_root;
   NativeStep s;
   s.what = root < 0 ? "MPI_Allreduce" : "MPI_Reduce";
-  const void* sb;
-  void* rb;
-  if (tmp != nullptr) {
+  const void* sb = send;
+  void* rb = recv;
+  if (tmp != nullptr) {  // converted: reduce the wire form, convert the result back
     s.before = [=] { ToWire(x.w, x.type, send, tmp, c); };
-    sb = gets_result ? MPI_IN_PLACE : tmp;
-    rb = gets_result ? tmp : nullptr;
-    if (gets_result) s.after = [=] { FromWire(x.w, x.type, tmp, recv, c, x.nranks); };
+    sb = root < 0 ? MPI_IN_PLACE : tmp;
+    rb = root < 0 ? tmp : (is_root ? root_tmp : nullptr);
+    void* result = rb;
+    if (gets_result) s.after = [=] { FromWire(x.w, x.type, result, recv, c, x.nranks); };
   } else {
-    sb = in_place ? MPI_IN_PLACE : send;
-    rb = recv;
+    if (a.in_place && root < 0) sb = MPI_IN_PLACE;
+    if (a.in_place && is_root) {
+      s.before = [=] { std::memcpy(root_tmp, recv, c * x.es); };
+      sb = root_tmp;
+    }
     if (x.w.divide && gets_result) s.after = [=] { DivideFloats(recv, c, x.type, x.nranks); };
   }
-  const int n = static_cast<int>(c);
+  const int n = static_cast<int>(c) * x.w.per_elem;
   s.call = [=](MPI_Request* r) {
     if (root < 0) {
       return r ? MPI_Iallreduce(sb, rb, n, x.w.type, x.w.op, x.mc, r)
@@ -77,7 +84,7 @@ NativeStep ReduceScatterPackedStep(const Ctx& x, const CollArgs& a, size_t off, 
       ToWire(x.w, x.type, send + r * block + off * x.es, static_cast<char*>(tmp) + r * c * x.w.size, c);
     }
   };
-  const int n = static_cast<int>(c);
+  const int n = static_cast<int>(c) * x.w.per_elem;
   s.call = [=](MPI_Request* r) {
     return r ? MPI_Ireduce_scatter_block(MPI_IN_PLACE, tmp, n, x.w.type, x.w.op, x.mc, r)
              : MPI_Reduce_scatter_block(MPI_IN_PLACE, tmp, n, x.w.type, x.w.op, x.mc);
@@ -121,7 +128,7 @@ Status BuildNativeReduction(Comm& comm, const CollArgs& a, NativeProgram* p) {
   const bool converts = x.w.conv != Wire::Conv::kNone;
   const size_t n = a.count;
   if (a.kind == CollKind::kReduceScatter) {
-    const size_t chunk = std::max<size_t>(1, NativeChunkElems(x.w.size) / comm.size);
+    const size_t chunk = std::max<size_t>(1, NativeChunkElems(x.w.size, x.w.per_elem) / comm.size);
     if (!converts && n <= chunk) {
       if (n > 0) p->steps.push_back(ReduceScatterDirectStep(x, a));
     } else if (n > 0) {
@@ -132,10 +139,13 @@ Status BuildNativeReduction(Comm& comm, const CollArgs& a, NativeProgram* p) {
       }
     }
   } else {
-    const size_t chunk = NativeChunkElems(x.w.size);
-    void* tmp = converts && n > 0 ? p->Scratch(std::min(chunk, n) * x.w.size) : nullptr;
+    const size_t chunk = NativeChunkElems(x.w.size, x.w.per_elem);
+    const size_t c0 = std::min(chunk, n);
+    void* tmp = converts && n > 0 ? p->Scratch(c0 * x.w.size) : nullptr;
+    const bool root_needs_tmp = a.kind == CollKind::kReduce && a.root == comm.rank && (converts || a.in_place);
+    void* root_tmp = root_needs_tmp && n > 0 ? p->Scratch(c0 * x.w.size) : nullptr;
     for (size_t off = 0; off < n; off += chunk) {
-      p->steps.push_back(ReduceStep(x, a, off, std::min(chunk, n - off), tmp));
+      p->steps.push_back(ReduceStep(x, a, off, std::min(chunk, n - off), tmp, root_tmp));
     }
   }
   p->note = WireName(x.w);

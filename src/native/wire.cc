@@ -13,13 +13,10 @@ namespace weft {
 namespace {
 
 using i128 = __int128;
-using u128 = unsigned __int128;
 
+// weft's own MPI ops (sum, prod, max, min), used where a library's built-in op is wrong.
 struct UserOps {
-  MPI_Op sum8 = MPI_OP_NULL;   // wrapping 8-bit sum
-  MPI_Op prod8 = MPI_OP_NULL;  // wrapping 8-bit product
-  MPI_Op sum128 = MPI_OP_NULL;
-  MPI_Datatype i128_type = MPI_DATATYPE_NULL;
+  MPI_Op op[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   int err = MPI_SUCCESS;
 };
 
@@ -27,69 +24,72 @@ UserOps g_ops;
 std::once_flag g_ops_once;
 std::atomic<bool> g_ops_ready{false};  // skips call_once on every call after the first
 
-weftDataType_t EightBitType(MPI_Datatype t) { return t == MPI_UINT8_T ? weftUint8 : weftInt8; }
-
-void Sum8(void* in, void* inout, int* len, MPI_Datatype* t) {
-  ReduceInPlace(inout, in, static_cast<size_t>(*len), EightBitType(*t), weftSum);
-}
-
-void Prod8(void* in, void* inout, int* len, MPI_Datatype* t) {
-  ReduceInPlace(inout, in, static_cast<size_t>(*len), EightBitType(*t), weftProd);
-}
-
-// Two's complement addition is the same for signed and unsigned 128-bit values.
-void Sum128(void* in, void* inout, int* len, MPI_Datatype*) {
-  auto* a = static_cast<const unsigned char*>(in);
-  auto* b = static_cast<unsigned char*>(inout);
-  for (int i = 0; i < *len; ++i) {
-    u128 x, y;
-    std::memcpy(&x, a + 16 * i, 16);
-    std::memcpy(&y, b + 16 * i, 16);
-    y += x;
-    std::memcpy(b + 16 * i, &y, 16);
+weftDataType_t TypeOfMpi(MPI_Datatype t) {
+  for (int i = 0; i < weftNumTypes; ++i) {
+    auto w = static_cast<weftDataType_t>(i);
+    if (MpiTypeOf(w) == t) return w;
   }
+  return weftInt8;  // unreachable: weft only passes MpiTypeOf types to its ops
+}
+
+template <weftRedOp_t kOp>
+void UserOp(void* in, void* inout, int* len, MPI_Datatype* t) {
+  ReduceInPlace(inout, in, static_cast<size_t>(*len), TypeOfMpi(*t), kOp);
 }
 
 int FreeOpsAtFinalize(MPI_Comm, int, void*, void*) {
-  if (g_ops.sum8 != MPI_OP_NULL) MPI_Op_free(&g_ops.sum8);
-  if (g_ops.prod8 != MPI_OP_NULL) MPI_Op_free(&g_ops.prod8);
-  if (g_ops.sum128 != MPI_OP_NULL) MPI_Op_free(&g_ops.sum128);
-  if (g_ops.i128_type != MPI_DATATYPE_NULL) MPI_Type_free(&g_ops.i128_type);
+  for (MPI_Op& op : g_ops.op) {
+    if (op != MPI_OP_NULL) MPI_Op_free(&op);
+  }
   return MPI_SUCCESS;
 }
 
 void CreateOps() {
   int& e = g_ops.err;
-  if (!e) e = MPI_Op_create(&Sum8, 1, &g_ops.sum8);
-  if (!e) e = MPI_Op_create(&Prod8, 1, &g_ops.prod8);
-  if (!e) e = MPI_Op_create(&Sum128, 1, &g_ops.sum128);
-  if (!e) e = MPI_Type_contiguous(16, MPI_BYTE, &g_ops.i128_type);
-  if (!e) e = MPI_Type_commit(&g_ops.i128_type);
+  if (!e) e = MPI_Op_create(&UserOp<weftSum>, 1, &g_ops.op[weftSum]);
+  if (!e) e = MPI_Op_create(&UserOp<weftProd>, 1, &g_ops.op[weftProd]);
+  if (!e) e = MPI_Op_create(&UserOp<weftMax>, 1, &g_ops.op[weftMax]);
+  if (!e) e = MPI_Op_create(&UserOp<weftMin>, 1, &g_ops.op[weftMin]);
   // MPI_Finalize deletes MPI_COMM_SELF's attributes first: free the ops there.
   int key = MPI_KEYVAL_INVALID;
   if (!e) e = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &FreeOpsAtFinalize, &key, nullptr);
   if (!e) e = MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
 }
 
-template <typename T, typename W>
-void Widen(const void* src, void* dst, size_t n) {
+// Built-in ops that some MPI library in use gets wrong, measured on this project's machines:
+// Open MPI 4.1.4's vectorised int8/uint8 Sum saturates instead of wrapping, and MPICH 4.0.2
+// compares MPI_UINT8_T, MPI_UINT32_T and MPI_UINT64_T as signed in Max and Min
+// (min(2^63 + 1, 5) came back as 2^63 + 1). weft's own op is used for these whatever the
+// library, so results never depend on it.
+bool BuiltinIsWrong(weftDataType_t type, weftRedOp_t op) {
+  const bool eight_bit = type == weftInt8 || type == weftUint8;
+  const bool is_unsigned = type == weftUint8 || type == weftUint32 || type == weftUint64;
+  return (eight_bit && (op == weftSum || op == weftProd)) ||
+         (is_unsigned && (op == weftMax || op == weftMin));
+}
+
+// Integer Avg: each value v becomes two int64 words, lo = v mod 2^32 and hi = v >> 32
+// (arithmetic for signed types), so MPI's built-in int64 Sum adds them without overflow
+// for fewer than 2^31 ranks, and S = hi_sum * 2^32 + lo_sum is the exact sum.
+template <typename T>
+void Split(const void* src, void* dst, size_t n) {
   const T* s = static_cast<const T*>(src);
-  auto* d = static_cast<unsigned char*>(dst);
+  int64_t* d = static_cast<int64_t*>(dst);
   for (size_t i = 0; i < n; ++i) {
-    W w = static_cast<W>(s[i]);
-    std::memcpy(d + 16 * i, &w, 16);
+    const i128 v = s[i];
+    d[2 * i] = static_cast<int64_t>(v & 0xffffffff);
+    d[2 * i + 1] = static_cast<int64_t>(v >> 32);
   }
 }
 
-// Integer mean, truncated toward zero (C division of the exact sum).
-template <typename T, typename W>
-void Narrow(const void* src, void* dst, size_t n, int nranks) {
-  const auto* s = static_cast<const unsigned char*>(src);
+// The mean, truncated toward zero (C division of the exact sum).
+template <typename T>
+void Join(const void* src, void* dst, size_t n, int nranks) {
+  const int64_t* s = static_cast<const int64_t*>(src);
   T* d = static_cast<T*>(dst);
   for (size_t i = 0; i < n; ++i) {
-    W w;
-    std::memcpy(&w, s + 16 * i, 16);
-    d[i] = static_cast<T>(w / static_cast<W>(nranks));
+    const i128 sum = static_cast<i128>(s[2 * i + 1]) * (i128{1} << 32) + s[2 * i];
+    d[i] = static_cast<T>(sum / nranks);
   }
 }
 
@@ -130,20 +130,17 @@ Status SelectWire(weftDataType_t type, weftRedOp_t op, Wire* w) {
     return weftSuccess;
   }
   if (op == weftAvg && !IsFloatType(type)) {
-    w->conv = (type == weftInt8 || type == weftInt32 || type == weftInt64)
-                  ? Wire::Conv::kSignedToI128
-                  : Wire::Conv::kUnsignedToU128;
-    w->type = g_ops.i128_type;
+    w->conv = Wire::Conv::kSplit64;
+    w->type = MPI_INT64_T;
+    w->per_elem = 2;
     w->size = 16;
-    w->op = g_ops.sum128;
+    w->op = MPI_SUM;
     return weftSuccess;
   }
   w->type = MpiTypeOf(type);
   w->size = TypeSize(type);
   w->op = kBuiltin[op];
-  if ((type == weftInt8 || type == weftUint8) && (op == weftSum || op == weftProd)) {
-    w->op = op == weftSum ? g_ops.sum8 : g_ops.prod8;
-  }
+  if (BuiltinIsWrong(type, op)) w->op = g_ops.op[op];
   return weftSuccess;
 }
 
@@ -158,15 +155,15 @@ void ToWire(const Wire& w, weftDataType_t type, const void* src, void* dst, size
       for (size_t i = 0; i < n; ++i) d[i] = half ? HalfToFloat(s[i]) : Bf16ToFloat(s[i]);
       break;
     }
-    case Wire::Conv::kSignedToI128:
-      if (type == weftInt8) Widen<int8_t, i128>(src, dst, n);
-      if (type == weftInt32) Widen<int32_t, i128>(src, dst, n);
-      if (type == weftInt64) Widen<int64_t, i128>(src, dst, n);
-      break;
-    case Wire::Conv::kUnsignedToU128:
-      if (type == weftUint8) Widen<uint8_t, u128>(src, dst, n);
-      if (type == weftUint32) Widen<uint32_t, u128>(src, dst, n);
-      if (type == weftUint64) Widen<uint64_t, u128>(src, dst, n);
+    case Wire::Conv::kSplit64:
+      switch (type) {
+        case weftInt8: Split<int8_t>(src, dst, n); break;
+        case weftUint8: Split<uint8_t>(src, dst, n); break;
+        case weftInt32: Split<int32_t>(src, dst, n); break;
+        case weftUint32: Split<uint32_t>(src, dst, n); break;
+        case weftInt64: Split<int64_t>(src, dst, n); break;
+        default: Split<uint64_t>(src, dst, n); break;
+      }
       break;
   }
 }
@@ -190,15 +187,15 @@ void FromWire(const Wire& w, weftDataType_t type, const void* src, void* dst, si
       }
       break;
     }
-    case Wire::Conv::kSignedToI128:
-      if (type == weftInt8) Narrow<int8_t, i128>(src, dst, n, nranks);
-      if (type == weftInt32) Narrow<int32_t, i128>(src, dst, n, nranks);
-      if (type == weftInt64) Narrow<int64_t, i128>(src, dst, n, nranks);
-      break;
-    case Wire::Conv::kUnsignedToU128:
-      if (type == weftUint8) Narrow<uint8_t, u128>(src, dst, n, nranks);
-      if (type == weftUint32) Narrow<uint32_t, u128>(src, dst, n, nranks);
-      if (type == weftUint64) Narrow<uint64_t, u128>(src, dst, n, nranks);
+    case Wire::Conv::kSplit64:
+      switch (type) {
+        case weftInt8: Join<int8_t>(src, dst, n, nranks); break;
+        case weftUint8: Join<uint8_t>(src, dst, n, nranks); break;
+        case weftInt32: Join<int32_t>(src, dst, n, nranks); break;
+        case weftUint32: Join<uint32_t>(src, dst, n, nranks); break;
+        case weftInt64: Join<int64_t>(src, dst, n, nranks); break;
+        default: Join<uint64_t>(src, dst, n, nranks); break;
+      }
       break;
   }
 }

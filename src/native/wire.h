@@ -2,7 +2,8 @@
 // Open MPI 4.1's vectorised int8/uint8 Sum saturates; weft supplies the missing pieces:
 //   direct   the MPI type and a built-in op (or weft's wrapping user op for 8-bit Sum/Prod);
 //   widen    fp16/bf16 travel as fp32 (they accumulate in fp32 and round once at the end);
-//   int128   integer Avg travels as 128-bit sums (exact), then divides by the rank count.
+//   split64  integer Avg travels as two int64 words per value (low 32 bits, the rest), which
+//            MPI's built-in Sum adds exactly; the mean is then taken in 128 bits.
 #pragma once
 
 #include <mpi.h>
@@ -15,10 +16,11 @@ namespace weft {
 
 /// The representation of one reduction on the wire.
 struct Wire {
-  enum class Conv { kNone, kHalfToF32, kBf16ToF32, kSignedToI128, kUnsignedToU128 };
+  enum class Conv { kNone, kHalfToF32, kBf16ToF32, kSplit64 };
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
-  size_t size = 0;  // bytes per element on the wire
+  size_t size = 0;    // bytes per user element on the wire
+  int per_elem = 1;   // MPI elements per user element
   Conv conv = Conv::kNone;
   bool divide = false;  // Avg: divide the sums by the rank count afterwards
 };

@@ -11,45 +11,56 @@
 namespace weft {
 namespace {
 
-TEST(Wire, IntegerMeanIsExactAndTruncatesTowardZero) {
+// Adds the wire words of several ranks as MPI's int64 Sum would.
+std::vector<int64_t> SumWords(const std::vector<std::vector<int64_t>>& ranks) {
+  std::vector<int64_t> sum(ranks[0].size(), 0);
+  for (const auto& r : ranks)
+    for (size_t i = 0; i < r.size(); ++i) sum[i] += r[i];
+  return sum;
+}
+
+Wire Split64() {
   Wire w;
-  w.conv = Wire::Conv::kSignedToI128;
+  w.conv = Wire::Conv::kSplit64;
   w.size = 16;
+  w.per_elem = 2;
   w.divide = true;
-  // Sums of three ranks as 128-bit values: no overflow even where int8 would wrap.
-  std::vector<int8_t> a = {100, -100, -7}, b = {100, -100, 0}, c = {100, -100, 0};
-  std::vector<unsigned char> wa(48), wb(48), wc(48);
-  ToWire(w, weftInt8, a.data(), wa.data(), 3);
-  ToWire(w, weftInt8, b.data(), wb.data(), 3);
-  ToWire(w, weftInt8, c.data(), wc.data(), 3);
-  for (int i = 0; i < 3; ++i) {
-    __int128 x, y, z;
-    std::memcpy(&x, wa.data() + 16 * i, 16);
-    std::memcpy(&y, wb.data() + 16 * i, 16);
-    std::memcpy(&z, wc.data() + 16 * i, 16);
-    x += y + z;
-    std::memcpy(wa.data() + 16 * i, &x, 16);
+  return w;
+}
+
+TEST(Wire, IntegerMeanIsExactAndTruncatesTowardZero) {
+  const Wire w = Split64();
+  // Three ranks: the int8 sums overflow, the wire sums do not.
+  std::vector<std::vector<int8_t>> in = {{100, -100, -7}, {100, -100, 0}, {100, -100, 0}};
+  std::vector<std::vector<int64_t>> words;
+  for (const auto& v : in) {
+    words.emplace_back(6);
+    ToWire(w, weftInt8, v.data(), words.back().data(), 3);
   }
+  std::vector<int64_t> sum = SumWords(words);
   std::vector<int8_t> out(3);
-  FromWire(w, weftInt8, wa.data(), out.data(), 3, 3);
+  FromWire(w, weftInt8, sum.data(), out.data(), 3, 3);
   EXPECT_EQ(out, (std::vector<int8_t>{100, -100, -2}));  // -7/3 truncates to -2
 }
 
-TEST(Wire, UnsignedMeanOfLargeValues) {
-  Wire w;
-  w.conv = Wire::Conv::kUnsignedToU128;
-  w.size = 16;
-  w.divide = true;
-  std::vector<uint64_t> a = {UINT64_MAX};
-  std::vector<unsigned char> wa(16);
-  ToWire(w, weftUint64, a.data(), wa.data(), 1);
-  unsigned __int128 x;
-  std::memcpy(&x, wa.data(), 16);
-  x *= 2;  // two ranks with the same value
-  std::memcpy(wa.data(), &x, 16);
-  std::vector<uint64_t> out(1);
-  FromWire(w, weftUint64, wa.data(), out.data(), 1, 2);
-  EXPECT_EQ(out[0], UINT64_MAX);
+TEST(Wire, MeanOf64BitExtremes) {
+  const Wire w = Split64();
+  std::vector<uint64_t> u = {UINT64_MAX, 1};
+  std::vector<int64_t> wu(4);
+  ToWire(w, weftUint64, u.data(), wu.data(), 2);
+  std::vector<int64_t> su = SumWords({wu, wu, wu});  // three ranks with the same values
+  std::vector<uint64_t> out(2);
+  FromWire(w, weftUint64, su.data(), out.data(), 2, 3);
+  EXPECT_EQ(out, u);
+  std::vector<int64_t> a = {INT64_MIN, INT64_MAX}, b = {INT64_MIN, INT64_MIN};
+  std::vector<int64_t> wa(4), wb(4);
+  ToWire(w, weftInt64, a.data(), wa.data(), 2);
+  ToWire(w, weftInt64, b.data(), wb.data(), 2);
+  std::vector<int64_t> sab = SumWords({wa, wb});
+  std::vector<int64_t> mean(2);
+  FromWire(w, weftInt64, sab.data(), mean.data(), 2, 2);
+  EXPECT_EQ(mean[0], INT64_MIN);
+  EXPECT_EQ(mean[1], 0);  // (INT64_MAX + INT64_MIN) / 2 = -1/2 truncates to 0
 }
 
 TEST(Wire, HalfWidensToFloatAndRoundsOnce) {

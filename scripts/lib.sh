@@ -1,0 +1,55 @@
+# Shared by demo.sh and test.sh: choose the MPI (--mpi openmpi|mpich), install what is missing
+# from Debian's packages, and configure + build into build-<mpi>/.
+# Debian's alternatives keep mpicc/mpiexec pointing at one MPI when both are installed, so
+# every tool is called by its explicit name (mpicc.openmpi, mpiexec.mpich, ...).
+
+WEFT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WEFT_MPI=openmpi
+
+weft_parse_mpi() {  # sets WEFT_MPI from --mpi NAME / --mpi=NAME; other args go to WEFT_ARGS
+  WEFT_ARGS=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --mpi) WEFT_MPI=$2; shift 2 ;;
+      --mpi=*) WEFT_MPI=${1#--mpi=}; shift ;;
+      *) WEFT_ARGS+=("$1"); shift ;;
+    esac
+  done
+  case "$WEFT_MPI" in
+    openmpi|mpich) ;;
+    *) echo "unknown --mpi '$WEFT_MPI' (openmpi or mpich)" >&2; exit 2 ;;
+  esac
+  WEFT_BUILD="$WEFT_ROOT/build-$WEFT_MPI"
+  WEFT_MPICC=/usr/bin/mpicc.$WEFT_MPI
+  WEFT_MPIEXEC=/usr/bin/mpiexec.$WEFT_MPI
+  if [ "$WEFT_MPI" = openmpi ]; then
+    WEFT_MPIEXEC_FLAGS=(--allow-run-as-root --oversubscribe)
+  else
+    WEFT_MPIEXEC_FLAGS=()
+  fi
+}
+
+weft_install_deps() {
+  local pkgs=(cmake g++ make pkg-config libgtest-dev python3-matplotlib)
+  if [ "$WEFT_MPI" = openmpi ]; then pkgs+=(openmpi-bin libopenmpi-dev); else pkgs+=(mpich libmpich-dev); fi
+  local missing=()
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "== installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" > /tmp/weft-apt.log 2>&1 ||
+    { cat /tmp/weft-apt.log; echo "apt-get install failed" >&2; exit 1; }
+}
+
+weft_build() {
+  echo "== building weft against $WEFT_MPI in $WEFT_BUILD"
+  cmake -S "$WEFT_ROOT" -B "$WEFT_BUILD" -DCMAKE_BUILD_TYPE=Release \
+    -DMPI_C_COMPILER="$WEFT_MPICC" -DMPIEXEC_EXECUTABLE="$WEFT_MPIEXEC" > "$WEFT_BUILD.configure.log" 2>&1 ||
+    { cat "$WEFT_BUILD.configure.log"; exit 1; }
+  cmake --build "$WEFT_BUILD" -j "$(nproc)" > "$WEFT_BUILD.build.log" 2>&1 ||
+    { grep -E -A3 "error|Error" "$WEFT_BUILD.build.log" | head -60; exit 1; }
+}
