@@ -7,14 +7,14 @@
 #include <stdio.h>
 #include <weft/weft.h>
 
-#define CHECK(call, comm)                                                            \
-  do {                                                                               \
-    weftResult_t r_ = (call);                                                        \
-    if (r_ != weftSuccess) {                                                         \
-      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,      \
-              weftGetErrorString(r_), weftGetLastError(comm));                       \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                  \
-    }                                                                                \
+#define CHECK(call, comm)                                                      \
+  do {                                                                         \
+    weftResult_t r_ = (call);                                                  \
+    if (r_ != weftSuccess) {                                                   \
+      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call, \
+              weftGetErrorString(r_), weftGetLastError(comm));                 \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+    }                                                                          \
   } while (0)
 
 /* Prints "Correct: YES" or "Correct: NO" on rank 0 and returns the exit code. */

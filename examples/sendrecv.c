@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
       token = 1;
       CHECK(weftSend(&token, 1, weftInt32, 1, comm, NULL), comm);
       CHECK(weftRecv(&token, 1, weftInt32, size - 1, comm, NULL), comm);
-      ok = token == size;  /* every rank added one */
+      ok = token == size; /* every rank added one */
     } else {
       CHECK(weftRecv(&token, 1, weftInt32, rank - 1, comm, NULL), comm);
       token += 1;

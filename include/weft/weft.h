@@ -103,62 +103,62 @@ WEFT_API weftResult_t weftCommUserRank(const weftComm_t comm, int* rank);
 
 /// recvbuff[i] = op over ranks of sendbuff[i]. In place when sendbuff == recvbuff.
 WEFT_API weftResult_t weftAllReduce(const void* sendbuff, void* recvbuff, size_t count,
-                           weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
-                           weftStream_t stream);
+                                    weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                    weftStream_t stream);
 /// Like weftAllReduce with the result only at root (recvbuff may be NULL elsewhere).
 WEFT_API weftResult_t weftReduce(const void* sendbuff, void* recvbuff, size_t count,
-                        weftDataType_t datatype, weftRedOp_t op, int root, weftComm_t comm,
-                        weftStream_t stream);
+                                 weftDataType_t datatype, weftRedOp_t op, int root, weftComm_t comm,
+                                 weftStream_t stream);
 /// Copies root's sendbuff into every rank's recvbuff (sendbuff is read at root only).
 WEFT_API weftResult_t weftBroadcast(const void* sendbuff, void* recvbuff, size_t count,
-                           weftDataType_t datatype, int root, weftComm_t comm,
-                           weftStream_t stream);
+                                    weftDataType_t datatype, int root, weftComm_t comm,
+                                    weftStream_t stream);
 /// recvbuff[r*sendcount ...] = rank r's sendbuff. In place when
 /// sendbuff == recvbuff + rank*sendcount.
 WEFT_API weftResult_t weftAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
-                           weftDataType_t datatype, weftComm_t comm, weftStream_t stream);
+                                    weftDataType_t datatype, weftComm_t comm, weftStream_t stream);
 /// recvbuff = block `rank` of the reduction of every rank's sendbuff (nranks*recvcount
 /// elements). In place when recvbuff == sendbuff + rank*recvcount.
 WEFT_API weftResult_t weftReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
-                               weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
-                               weftStream_t stream);
+                                        weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                        weftStream_t stream);
 /// Block r of sendbuff goes to rank r; block r of recvbuff comes from rank r. Blocks hold
 /// count_per_peer elements. In place when sendbuff == recvbuff.
 WEFT_API weftResult_t weftAllToAll(const void* sendbuff, void* recvbuff, size_t count_per_peer,
-                          weftDataType_t datatype, weftComm_t comm, weftStream_t stream);
+                                   weftDataType_t datatype, weftComm_t comm, weftStream_t stream);
 /// Returns once every rank of comm has entered.
 WEFT_API weftResult_t weftBarrier(weftComm_t comm, weftStream_t stream);
 /// Sends count elements to peer. Blocking on the host: order sends and receives so that
 /// they match, as with MPI_Send.
-WEFT_API weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype, int peer,
-                      weftComm_t comm, weftStream_t stream);
+WEFT_API weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype,
+                               int peer, weftComm_t comm, weftStream_t stream);
 /// Receives count elements from peer.
 WEFT_API weftResult_t weftRecv(void* recvbuff, size_t count, weftDataType_t datatype, int peer,
-                      weftComm_t comm, weftStream_t stream);
+                               weftComm_t comm, weftStream_t stream);
 
 /// Persistent collectives: bind the arguments once, then start and complete many times.
 /// Creation is local (no communication); every rank must start its plans in one order.
 WEFT_API weftResult_t weftAllReduceInit(const void* sendbuff, void* recvbuff, size_t count,
-                               weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
-                               weftPlan_t* plan);
+                                        weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                        weftPlan_t* plan);
 /// Persistent weftReduce.
 WEFT_API weftResult_t weftReduceInit(const void* sendbuff, void* recvbuff, size_t count,
-                            weftDataType_t datatype, weftRedOp_t op, int root, weftComm_t comm,
-                            weftPlan_t* plan);
+                                     weftDataType_t datatype, weftRedOp_t op, int root,
+                                     weftComm_t comm, weftPlan_t* plan);
 /// Persistent weftBroadcast.
 WEFT_API weftResult_t weftBroadcastInit(const void* sendbuff, void* recvbuff, size_t count,
-                               weftDataType_t datatype, int root, weftComm_t comm,
-                               weftPlan_t* plan);
+                                        weftDataType_t datatype, int root, weftComm_t comm,
+                                        weftPlan_t* plan);
 /// Persistent weftAllGather.
 WEFT_API weftResult_t weftAllGatherInit(const void* sendbuff, void* recvbuff, size_t sendcount,
-                               weftDataType_t datatype, weftComm_t comm, weftPlan_t* plan);
+                                        weftDataType_t datatype, weftComm_t comm, weftPlan_t* plan);
 /// Persistent weftReduceScatter.
 WEFT_API weftResult_t weftReduceScatterInit(const void* sendbuff, void* recvbuff, size_t recvcount,
-                                   weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
-                                   weftPlan_t* plan);
+                                            weftDataType_t datatype, weftRedOp_t op,
+                                            weftComm_t comm, weftPlan_t* plan);
 /// Persistent weftAllToAll.
 WEFT_API weftResult_t weftAllToAllInit(const void* sendbuff, void* recvbuff, size_t count_per_peer,
-                              weftDataType_t datatype, weftComm_t comm, weftPlan_t* plan);
+                                       weftDataType_t datatype, weftComm_t comm, weftPlan_t* plan);
 /// Starts one execution; the buffers must not be touched until it completes.
 WEFT_API weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream);
 /// Completes the execution started last (returns at once when none is active).

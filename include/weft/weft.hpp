@@ -42,16 +42,46 @@ struct bfloat16_t {
 /// The weftDataType_t of a C++ element type.
 template <typename T>
 constexpr weftDataType_t TypeOf();
-template <> constexpr weftDataType_t TypeOf<int8_t>() { return weftInt8; }
-template <> constexpr weftDataType_t TypeOf<uint8_t>() { return weftUint8; }
-template <> constexpr weftDataType_t TypeOf<int32_t>() { return weftInt32; }
-template <> constexpr weftDataType_t TypeOf<uint32_t>() { return weftUint32; }
-template <> constexpr weftDataType_t TypeOf<int64_t>() { return weftInt64; }
-template <> constexpr weftDataType_t TypeOf<uint64_t>() { return weftUint64; }
-template <> constexpr weftDataType_t TypeOf<half_t>() { return weftFloat16; }
-template <> constexpr weftDataType_t TypeOf<bfloat16_t>() { return weftBfloat16; }
-template <> constexpr weftDataType_t TypeOf<float>() { return weftFloat32; }
-template <> constexpr weftDataType_t TypeOf<double>() { return weftFloat64; }
+template <>
+constexpr weftDataType_t TypeOf<int8_t>() {
+  return weftInt8;
+}
+template <>
+constexpr weftDataType_t TypeOf<uint8_t>() {
+  return weftUint8;
+}
+template <>
+constexpr weftDataType_t TypeOf<int32_t>() {
+  return weftInt32;
+}
+template <>
+constexpr weftDataType_t TypeOf<uint32_t>() {
+  return weftUint32;
+}
+template <>
+constexpr weftDataType_t TypeOf<int64_t>() {
+  return weftInt64;
+}
+template <>
+constexpr weftDataType_t TypeOf<uint64_t>() {
+  return weftUint64;
+}
+template <>
+constexpr weftDataType_t TypeOf<half_t>() {
+  return weftFloat16;
+}
+template <>
+constexpr weftDataType_t TypeOf<bfloat16_t>() {
+  return weftBfloat16;
+}
+template <>
+constexpr weftDataType_t TypeOf<float>() {
+  return weftFloat32;
+}
+template <>
+constexpr weftDataType_t TypeOf<double>() {
+  return weftFloat64;
+}
 
 /// A persistent collective (see weftAllReduceInit and friends); freed on destruction.
 class Plan {
@@ -123,23 +153,27 @@ class Communicator {
   template <typename T>
   void allreduce(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
     Same(send.size(), recv.size(), "allreduce");
-    Check(weftAllReduce(send.data(), recv.data(), send.size(), TypeOf<T>(), op, comm_, nullptr), comm_);
+    Check(weftAllReduce(send.data(), recv.data(), send.size(), TypeOf<T>(), op, comm_, nullptr),
+          comm_);
   }
   /// In-place allreduce.
   template <typename T>
   void allreduce(std::span<T> inout, weftRedOp_t op = weftSum) {
-    Check(weftAllReduce(inout.data(), inout.data(), inout.size(), TypeOf<T>(), op, comm_, nullptr), comm_);
+    Check(weftAllReduce(inout.data(), inout.data(), inout.size(), TypeOf<T>(), op, comm_, nullptr),
+          comm_);
   }
   /// recv (used at root only) = op over ranks of send.
   template <typename T>
   void reduce(std::span<const T> send, std::span<T> recv, int root, weftRedOp_t op = weftSum) {
     if (rank() == root) Same(send.size(), recv.size(), "reduce");
-    Check(weftReduce(send.data(), recv.data(), send.size(), TypeOf<T>(), op, root, comm_, nullptr), comm_);
+    Check(weftReduce(send.data(), recv.data(), send.size(), TypeOf<T>(), op, root, comm_, nullptr),
+          comm_);
   }
   /// In-place broadcast of buf from root.
   template <typename T>
   void broadcast(std::span<T> buf, int root) {
-    Check(weftBroadcast(buf.data(), buf.data(), buf.size(), TypeOf<T>(), root, comm_, nullptr), comm_);
+    Check(weftBroadcast(buf.data(), buf.data(), buf.size(), TypeOf<T>(), root, comm_, nullptr),
+          comm_);
   }
   /// recv = every rank's send, in rank order (recv.size() == size() * send.size()).
   template <typename T>
@@ -151,14 +185,17 @@ class Communicator {
   template <typename T>
   void reduce_scatter(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
     Same(recv.size() * size(), send.size(), "reduce_scatter");
-    Check(weftReduceScatter(send.data(), recv.data(), recv.size(), TypeOf<T>(), op, comm_, nullptr), comm_);
+    Check(weftReduceScatter(send.data(), recv.data(), recv.size(), TypeOf<T>(), op, comm_, nullptr),
+          comm_);
   }
   /// Block r of send goes to rank r (equal sizes, divisible by size()).
   template <typename T>
   void alltoall(std::span<const T> send, std::span<T> recv) {
     Same(send.size(), recv.size(), "alltoall");
-    if (send.size() % size() != 0) throw Error(weftInvalidArgument, "alltoall: size not divisible by ranks");
-    Check(weftAllToAll(send.data(), recv.data(), send.size() / size(), TypeOf<T>(), comm_, nullptr), comm_);
+    if (send.size() % size() != 0)
+      throw Error(weftInvalidArgument, "alltoall: size not divisible by ranks");
+    Check(weftAllToAll(send.data(), recv.data(), send.size() / size(), TypeOf<T>(), comm_, nullptr),
+          comm_);
   }
   void barrier() { Check(weftBarrier(comm_, nullptr), comm_); }
   template <typename T>
@@ -174,7 +211,8 @@ class Communicator {
   Plan allreduce_init(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
     Same(send.size(), recv.size(), "allreduce_init");
     weftPlan_t p = nullptr;
-    Check(weftAllReduceInit(send.data(), recv.data(), send.size(), TypeOf<T>(), op, comm_, &p), comm_);
+    Check(weftAllReduceInit(send.data(), recv.data(), send.size(), TypeOf<T>(), op, comm_, &p),
+          comm_);
     return Plan(p);
   }
 

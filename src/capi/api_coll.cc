@@ -2,8 +2,8 @@
 #include <memory>
 
 #include "capi/guard.h"
-#include "comm/program_cache.h"
 #include "coll/coll_args.h"
+#include "comm/program_cache.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "native/native_colls.h"
@@ -33,7 +33,8 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
   });
 }
 
-CollArgs Args(CollKind k, const void* s, void* r, size_t n, weftDataType_t t, weftRedOp_t op, int root) {
+CollArgs Args(CollKind k, const void* s, void* r, size_t n, weftDataType_t t, weftRedOp_t op,
+              int root) {
   CollArgs a;
   a.kind = k;
   a.send = s;
@@ -54,53 +55,62 @@ using weft::RunBlocking;
 
 extern "C" {
 
-weftResult_t weftAllReduce(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
-                           weftRedOp_t op, weftComm_t comm, weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kAllReduce, sendbuff, recvbuff, count, datatype, op, 0), comm, stream);
+weftResult_t weftAllReduce(const void* sendbuff, void* recvbuff, size_t count,
+                           weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                           weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kAllReduce, sendbuff, recvbuff, count, datatype, op, 0), comm,
+                     stream);
 }
 
 weftResult_t weftReduce(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
                         weftRedOp_t op, int root, weftComm_t comm, weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kReduce, sendbuff, recvbuff, count, datatype, op, root), comm, stream);
-}
-
-weftResult_t weftBroadcast(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
-                           int root, weftComm_t comm, weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kBroadcast, sendbuff, recvbuff, count, datatype, weftSum, root), comm,
+  return RunBlocking(Args(CollKind::kReduce, sendbuff, recvbuff, count, datatype, op, root), comm,
                      stream);
 }
 
-weftResult_t weftAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, weftDataType_t datatype,
-                           weftComm_t comm, weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kAllGather, sendbuff, recvbuff, sendcount, datatype, weftSum, 0), comm,
-                     stream);
+weftResult_t weftBroadcast(const void* sendbuff, void* recvbuff, size_t count,
+                           weftDataType_t datatype, int root, weftComm_t comm,
+                           weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kBroadcast, sendbuff, recvbuff, count, datatype, weftSum, root),
+                     comm, stream);
+}
+
+weftResult_t weftAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                           weftDataType_t datatype, weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(
+      Args(CollKind::kAllGather, sendbuff, recvbuff, sendcount, datatype, weftSum, 0), comm,
+      stream);
 }
 
 weftResult_t weftReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
                                weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
                                weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, 0), comm,
-                     stream);
+  return RunBlocking(Args(CollKind::kReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, 0),
+                     comm, stream);
 }
 
 weftResult_t weftAllToAll(const void* sendbuff, void* recvbuff, size_t count_per_peer,
                           weftDataType_t datatype, weftComm_t comm, weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kAllToAll, sendbuff, recvbuff, count_per_peer, datatype, weftSum, 0),
-                     comm, stream);
+  return RunBlocking(
+      Args(CollKind::kAllToAll, sendbuff, recvbuff, count_per_peer, datatype, weftSum, 0), comm,
+      stream);
 }
 
 weftResult_t weftBarrier(weftComm_t comm, weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kBarrier, nullptr, nullptr, 0, weftInt8, weftSum, 0), comm, stream);
+  return RunBlocking(Args(CollKind::kBarrier, nullptr, nullptr, 0, weftInt8, weftSum, 0), comm,
+                     stream);
 }
 
-weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype, int peer, weftComm_t comm,
-                      weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kSend, sendbuff, nullptr, count, datatype, weftSum, peer), comm, stream);
+weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype, int peer,
+                      weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kSend, sendbuff, nullptr, count, datatype, weftSum, peer), comm,
+                     stream);
 }
 
-weftResult_t weftRecv(void* recvbuff, size_t count, weftDataType_t datatype, int peer, weftComm_t comm,
-                      weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kRecv, nullptr, recvbuff, count, datatype, weftSum, peer), comm, stream);
+weftResult_t weftRecv(void* recvbuff, size_t count, weftDataType_t datatype, int peer,
+                      weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(Args(CollKind::kRecv, nullptr, recvbuff, count, datatype, weftSum, peer), comm,
+                     stream);
 }
 
 }  // extern "C"

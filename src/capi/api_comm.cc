@@ -31,18 +31,30 @@ extern "C" {
 
 const char* weftGetErrorString(weftResult_t r) {
   switch (r) {
-    case weftSuccess: return "success";
-    case weftUnhandledDeviceError: return "unhandled device error";
-    case weftSystemError: return "system error (memory, file or OS call failed)";
-    case weftInternalError: return "internal error (a bug in weft)";
-    case weftInvalidArgument: return "invalid argument";
-    case weftInvalidUsage: return "invalid usage";
-    case weftRemoteError: return "remote error (a peer failed)";
-    case weftInProgress: return "operation in progress";
-    case weftTimeout: return "timed out";
-    case weftNotSupported: return "not supported";
-    case weftMpiError: return "MPI error";
-    default: return "unknown weftResult_t";
+    case weftSuccess:
+      return "success";
+    case weftUnhandledDeviceError:
+      return "unhandled device error";
+    case weftSystemError:
+      return "system error (memory, file or OS call failed)";
+    case weftInternalError:
+      return "internal error (a bug in weft)";
+    case weftInvalidArgument:
+      return "invalid argument";
+    case weftInvalidUsage:
+      return "invalid usage";
+    case weftRemoteError:
+      return "remote error (a peer failed)";
+    case weftInProgress:
+      return "operation in progress";
+    case weftTimeout:
+      return "timed out";
+    case weftNotSupported:
+      return "not supported";
+    case weftMpiError:
+      return "MPI error";
+    default:
+      return "unknown weftResult_t";
   }
 }
 
@@ -57,14 +69,16 @@ const char* weftGetLastError(weftComm_t comm) {
 }
 
 weftResult_t weftGetVersion(int* version) {
-  if (version == nullptr) return weft::FailNoComm(weftInvalidArgument, "weftGetVersion: version is NULL");
+  if (version == nullptr)
+    return weft::FailNoComm(weftInvalidArgument, "weftGetVersion: version is NULL");
   *version = WEFT_VERSION_CODE;
   return weftSuccess;
 }
 
 weftResult_t weftCommInitMPI(weftComm_t* comm, MPI_Comm mpi_comm) {
   return Guarded("weftCommInitMPI", [&]() -> weftResult_t {
-    if (comm == nullptr) return weft::FailNoComm(weftInvalidArgument, "weftCommInitMPI: comm is NULL");
+    if (comm == nullptr)
+      return weft::FailNoComm(weftInvalidArgument, "weftCommInitMPI: comm is NULL");
     *comm = nullptr;
     return weft::CreateComm(mpi_comm, comm);
   });
@@ -75,7 +89,8 @@ weftResult_t weftCommDestroy(weftComm_t comm) {
     WEFT_CHECK(weft::CheckComm("weftCommDestroy", comm));
     int plans = comm->live_plans.load();
     if (plans > 0) {
-      return comm->Fail(weftInvalidUsage, "weftCommDestroy: %d plan(s) still use this comm; free them first", plans);
+      return comm->Fail(weftInvalidUsage,
+                        "weftCommDestroy: %d plan(s) still use this comm; free them first", plans);
     }
     return weft::DestroyComm(comm);
   });

@@ -30,8 +30,11 @@ weftResult_t Init(const char* fn, CollKind k, const void* s, void* r, size_t n, 
 // The plan and its communicator are both live.
 Status CheckPlan(const char* fn, const Plan* plan) {
   if (plan == nullptr) return FailNoComm(weftInvalidArgument, "%s: plan is NULL", fn);
-  if (!IsLivePlan(plan)) return FailNoComm(weftInvalidUsage, "%s: plan %p was freed or never created", fn, static_cast<const void*>(plan));
-  if (!IsLiveComm(plan->comm)) return FailNoComm(weftInvalidUsage, "%s: the plan's communicator was destroyed", fn);
+  if (!IsLivePlan(plan))
+    return FailNoComm(weftInvalidUsage, "%s: plan %p was freed or never created", fn,
+                      static_cast<const void*>(plan));
+  if (!IsLiveComm(plan->comm))
+    return FailNoComm(weftInvalidUsage, "%s: the plan's communicator was destroyed", fn);
   return weftSuccess;
 }
 
@@ -44,45 +47,52 @@ using weft::Init;
 
 extern "C" {
 
-weftResult_t weftAllReduceInit(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
-                               weftRedOp_t op, weftComm_t comm, weftPlan_t* plan) {
-  return Init("weftAllReduceInit", CollKind::kAllReduce, sendbuff, recvbuff, count, datatype, op, 0, comm, plan);
-}
-
-weftResult_t weftReduceInit(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
-                            weftRedOp_t op, int root, weftComm_t comm, weftPlan_t* plan) {
-  return Init("weftReduceInit", CollKind::kReduce, sendbuff, recvbuff, count, datatype, op, root, comm, plan);
-}
-
-weftResult_t weftBroadcastInit(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
-                               int root, weftComm_t comm, weftPlan_t* plan) {
-  return Init("weftBroadcastInit", CollKind::kBroadcast, sendbuff, recvbuff, count, datatype, weftSum, root,
+weftResult_t weftAllReduceInit(const void* sendbuff, void* recvbuff, size_t count,
+                               weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                               weftPlan_t* plan) {
+  return Init("weftAllReduceInit", CollKind::kAllReduce, sendbuff, recvbuff, count, datatype, op, 0,
               comm, plan);
 }
 
-weftResult_t weftAllGatherInit(const void* sendbuff, void* recvbuff, size_t sendcount, weftDataType_t datatype,
-                               weftComm_t comm, weftPlan_t* plan) {
-  return Init("weftAllGatherInit", CollKind::kAllGather, sendbuff, recvbuff, sendcount, datatype, weftSum, 0,
+weftResult_t weftReduceInit(const void* sendbuff, void* recvbuff, size_t count,
+                            weftDataType_t datatype, weftRedOp_t op, int root, weftComm_t comm,
+                            weftPlan_t* plan) {
+  return Init("weftReduceInit", CollKind::kReduce, sendbuff, recvbuff, count, datatype, op, root,
               comm, plan);
+}
+
+weftResult_t weftBroadcastInit(const void* sendbuff, void* recvbuff, size_t count,
+                               weftDataType_t datatype, int root, weftComm_t comm,
+                               weftPlan_t* plan) {
+  return Init("weftBroadcastInit", CollKind::kBroadcast, sendbuff, recvbuff, count, datatype,
+              weftSum, root, comm, plan);
+}
+
+weftResult_t weftAllGatherInit(const void* sendbuff, void* recvbuff, size_t sendcount,
+                               weftDataType_t datatype, weftComm_t comm, weftPlan_t* plan) {
+  return Init("weftAllGatherInit", CollKind::kAllGather, sendbuff, recvbuff, sendcount, datatype,
+              weftSum, 0, comm, plan);
 }
 
 weftResult_t weftReduceScatterInit(const void* sendbuff, void* recvbuff, size_t recvcount,
-                                   weftDataType_t datatype, weftRedOp_t op, weftComm_t comm, weftPlan_t* plan) {
-  return Init("weftReduceScatterInit", CollKind::kReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, 0,
-              comm, plan);
+                                   weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                   weftPlan_t* plan) {
+  return Init("weftReduceScatterInit", CollKind::kReduceScatter, sendbuff, recvbuff, recvcount,
+              datatype, op, 0, comm, plan);
 }
 
 weftResult_t weftAllToAllInit(const void* sendbuff, void* recvbuff, size_t count_per_peer,
                               weftDataType_t datatype, weftComm_t comm, weftPlan_t* plan) {
-  return Init("weftAllToAllInit", CollKind::kAllToAll, sendbuff, recvbuff, count_per_peer, datatype, weftSum, 0,
-              comm, plan);
+  return Init("weftAllToAllInit", CollKind::kAllToAll, sendbuff, recvbuff, count_per_peer, datatype,
+              weftSum, 0, comm, plan);
 }
 
 weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
   return Guarded("weftPlanStart", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanStart", plan));
     WEFT_CHECK(weft::CheckHostStream("weftPlanStart", *plan->comm, stream));
-    if (weft::GetParams().WEFT_CHECK_ARGS) WEFT_CHECK(weft::CheckArgsAgree(*plan->comm, plan->args));
+    if (weft::GetParams().WEFT_CHECK_ARGS)
+      WEFT_CHECK(weft::CheckArgsAgree(*plan->comm, plan->args));
     return plan->program.Start(*plan->comm);
   });
 }
@@ -124,7 +134,8 @@ weftResult_t weftPlanDescribe(weftPlan_t plan, char* buf, size_t len, size_t* ne
     WEFT_CHECK(weft::CheckPlan("weftPlanDescribe", plan));
     const std::string& d = plan->description;
     if (needed != nullptr) *needed = d.size() + 1;
-    if (buf == nullptr && len > 0) return plan->comm->Fail(weftInvalidArgument, "weftPlanDescribe: buf is NULL with len > 0");
+    if (buf == nullptr && len > 0)
+      return plan->comm->Fail(weftInvalidArgument, "weftPlanDescribe: buf is NULL with len > 0");
     if (len > 0) {
       size_t n = std::min(len - 1, d.size());
       std::memcpy(buf, d.data(), n);

@@ -31,31 +31,49 @@ inline bool IsFloat(weftDataType_t t) { return t >= weftFloat16; }
 
 inline double LoadF(weftDataType_t t, const void* p, size_t i) {
   switch (t) {
-    case weftFloat16: return weft::HalfToFloat(static_cast<const uint16_t*>(p)[i]);
-    case weftBfloat16: return weft::Bf16ToFloat(static_cast<const uint16_t*>(p)[i]);
-    case weftFloat32: return static_cast<const float*>(p)[i];
-    default: return static_cast<const double*>(p)[i];
+    case weftFloat16:
+      return weft::HalfToFloat(static_cast<const uint16_t*>(p)[i]);
+    case weftBfloat16:
+      return weft::Bf16ToFloat(static_cast<const uint16_t*>(p)[i]);
+    case weftFloat32:
+      return static_cast<const float*>(p)[i];
+    default:
+      return static_cast<const double*>(p)[i];
   }
 }
 
 inline void StoreF(weftDataType_t t, void* p, size_t i, double v) {
   switch (t) {
-    case weftFloat16: static_cast<uint16_t*>(p)[i] = weft::FloatToHalf(static_cast<float>(v)); break;
-    case weftBfloat16: static_cast<uint16_t*>(p)[i] = weft::FloatToBf16(static_cast<float>(v)); break;
-    case weftFloat32: static_cast<float*>(p)[i] = static_cast<float>(v); break;
-    default: static_cast<double*>(p)[i] = v; break;
+    case weftFloat16:
+      static_cast<uint16_t*>(p)[i] = weft::FloatToHalf(static_cast<float>(v));
+      break;
+    case weftBfloat16:
+      static_cast<uint16_t*>(p)[i] = weft::FloatToBf16(static_cast<float>(v));
+      break;
+    case weftFloat32:
+      static_cast<float*>(p)[i] = static_cast<float>(v);
+      break;
+    default:
+      static_cast<double*>(p)[i] = v;
+      break;
   }
 }
 
 // Integer element i as a sign- or zero-extended 128-bit value.
 inline __int128 LoadI(weftDataType_t t, const void* p, size_t i) {
   switch (t) {
-    case weftInt8: return static_cast<const int8_t*>(p)[i];
-    case weftUint8: return static_cast<const uint8_t*>(p)[i];
-    case weftInt32: return static_cast<const int32_t*>(p)[i];
-    case weftUint32: return static_cast<const uint32_t*>(p)[i];
-    case weftInt64: return static_cast<const int64_t*>(p)[i];
-    default: return static_cast<const uint64_t*>(p)[i];
+    case weftInt8:
+      return static_cast<const int8_t*>(p)[i];
+    case weftUint8:
+      return static_cast<const uint8_t*>(p)[i];
+    case weftInt32:
+      return static_cast<const int32_t*>(p)[i];
+    case weftUint32:
+      return static_cast<const uint32_t*>(p)[i];
+    case weftInt64:
+      return static_cast<const int64_t*>(p)[i];
+    default:
+      return static_cast<const uint64_t*>(p)[i];
   }
 }
 
@@ -72,7 +90,8 @@ inline uint64_t InputHash(int rank, uint64_t seed, size_t i) {
 /// so products stay exact.
 inline double FloatInput(weftRedOp_t op, uint64_t h) {
   static const double kSet[] = {-2, -1, -0.5, 0.5, 1, 2};
-  return op == weftProd ? kSet[h % 6] : static_cast<double>(static_cast<int64_t>(h % 128) - 64) / 8.0;
+  return op == weftProd ? kSet[h % 6]
+                        : static_cast<double>(static_cast<int64_t>(h % 128) - 64) / 8.0;
 }
 
 /// Writes `rank`'s input for (type, op) into p[0..n). Integers take the full range (so sums
@@ -80,8 +99,10 @@ inline double FloatInput(weftRedOp_t op, uint64_t h) {
 inline void Fill(weftDataType_t t, weftRedOp_t op, int rank, uint64_t seed, void* p, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     uint64_t h = InputHash(rank, seed, i);
-    if (IsFloat(t)) StoreF(t, p, i, FloatInput(op, h));
-    else StoreI(t, p, i, h);
+    if (IsFloat(t))
+      StoreF(t, p, i, FloatInput(op, h));
+    else
+      StoreI(t, p, i, h);
   }
 }
 
@@ -104,7 +125,8 @@ inline Expect Reference(weftDataType_t t, weftRedOp_t op, int nranks, uint64_t s
       } else if (op == weftSum || op == weftAvg) {
         e.i += v;
       } else if (op == weftProd) {
-        e.i = static_cast<__int128>(static_cast<unsigned __int128>(e.i) * static_cast<unsigned __int128>(v));
+        e.i = static_cast<__int128>(static_cast<unsigned __int128>(e.i) *
+                                    static_cast<unsigned __int128>(v));
       } else if (op == weftMax) {
         e.i = v > e.i ? v : e.i;
       } else {
@@ -126,8 +148,10 @@ inline Expect Reference(weftDataType_t t, weftRedOp_t op, int nranks, uint64_t s
     }
   }
   if (op == weftAvg) {
-    if (IsFloat(t)) e.f /= nranks;
-    else e.i /= nranks;  // exact mean truncated toward zero
+    if (IsFloat(t))
+      e.f /= nranks;
+    else
+      e.i /= nranks;  // exact mean truncated toward zero
   }
   return e;
 }
@@ -135,10 +159,14 @@ inline Expect Reference(weftDataType_t t, weftRedOp_t op, int nranks, uint64_t s
 /// Relative tolerance of a float type's result (rounded once from an exact or fp32 value).
 inline double Tolerance(weftDataType_t t) {
   switch (t) {
-    case weftFloat16: return 1.0 / 1024;
-    case weftBfloat16: return 1.0 / 128;
-    case weftFloat32: return 1e-6;
-    default: return 1e-14;
+    case weftFloat16:
+      return 1.0 / 1024;
+    case weftBfloat16:
+      return 1.0 / 128;
+    case weftFloat32:
+      return 1e-6;
+    default:
+      return 1e-14;
   }
 }
 
@@ -155,12 +183,15 @@ inline size_t CountWrong(weftDataType_t t, weftRedOp_t op, int nranks, uint64_t 
     if (IsFloat(t)) {
       double g = LoadF(t, got, k);
       ok = std::fabs(g - e.f) <= Tolerance(t) * std::fmax(1.0, std::fabs(e.f));
-      std::snprintf(buf, sizeof(buf), "element %zu: got %.9g, expected %.9g", first_index + k, g, e.f);
+      std::snprintf(buf, sizeof(buf), "element %zu: got %.9g, expected %.9g", first_index + k, g,
+                    e.f);
     } else {
       StoreI(t, want.data(), 0, static_cast<uint64_t>(e.i));
-      ok = std::memcmp(want.data(), static_cast<const char*>(got) + k * TypeBytes(t), TypeBytes(t)) == 0;
+      ok = std::memcmp(want.data(), static_cast<const char*>(got) + k * TypeBytes(t),
+                       TypeBytes(t)) == 0;
       std::snprintf(buf, sizeof(buf), "element %zu: got %lld, expected %lld", first_index + k,
-                    static_cast<long long>(LoadI(t, got, k)), static_cast<long long>(LoadI(t, want.data(), 0)));
+                    static_cast<long long>(LoadI(t, got, k)),
+                    static_cast<long long>(LoadI(t, want.data(), 0)));
     }
     if (!ok && wrong++ == 0 && first) *first = buf;
   }
@@ -168,7 +199,8 @@ inline size_t CountWrong(weftDataType_t t, weftRedOp_t op, int nranks, uint64_t 
 }
 
 inline const char* TName(weftDataType_t t) {
-  static const char* k[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "bfloat16", "float", "double"};
+  static const char* k[] = {"int8",   "uint8", "int32",    "uint32", "int64",
+                            "uint64", "half",  "bfloat16", "float",  "double"};
   return k[t];
 }
 inline const char* OName(weftRedOp_t o) {

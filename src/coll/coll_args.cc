@@ -29,15 +29,33 @@ bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e) 
   if (!Mul(bytes, static_cast<size_t>(comm.size), &all)) return false;
   const bool root = comm.rank == a.root;
   switch (a.kind) {
-    case CollKind::kAllReduce: *e = {bytes, bytes}; break;
-    case CollKind::kReduce: *e = {bytes, root ? bytes : 0}; break;
-    case CollKind::kBroadcast: *e = {root ? bytes : 0, bytes}; break;
-    case CollKind::kAllGather: *e = {bytes, all}; break;
-    case CollKind::kReduceScatter: *e = {all, bytes}; break;
-    case CollKind::kAllToAll: *e = {all, all}; break;
-    case CollKind::kSend: *e = {bytes, 0}; break;
-    case CollKind::kRecv: *e = {0, bytes}; break;
-    case CollKind::kBarrier: *e = {0, 0}; break;
+    case CollKind::kAllReduce:
+      *e = {bytes, bytes};
+      break;
+    case CollKind::kReduce:
+      *e = {bytes, root ? bytes : 0};
+      break;
+    case CollKind::kBroadcast:
+      *e = {root ? bytes : 0, bytes};
+      break;
+    case CollKind::kAllGather:
+      *e = {bytes, all};
+      break;
+    case CollKind::kReduceScatter:
+      *e = {all, bytes};
+      break;
+    case CollKind::kAllToAll:
+      *e = {all, all};
+      break;
+    case CollKind::kSend:
+      *e = {bytes, 0};
+      break;
+    case CollKind::kRecv:
+      *e = {0, bytes};
+      break;
+    case CollKind::kBarrier:
+      *e = {0, 0};
+      break;
   }
   return true;
 }
@@ -48,9 +66,12 @@ bool IsInPlaceForm(const Comm& comm, const CollArgs& a, size_t es) {
   auto r = reinterpret_cast<uintptr_t>(a.recv);
   const uintptr_t offset = static_cast<uintptr_t>(comm.rank) * a.count * es;
   switch (a.kind) {
-    case CollKind::kAllGather: return s == r + offset;
-    case CollKind::kReduceScatter: return r == s + offset;
-    default: return s == r;
+    case CollKind::kAllGather:
+      return s == r + offset;
+    case CollKind::kReduceScatter:
+      return r == s + offset;
+    default:
+      return s == r;
   }
 }
 
@@ -58,30 +79,48 @@ bool IsInPlaceForm(const Comm& comm, const CollArgs& a, size_t es) {
 
 const char* CollApiName(CollKind kind) {
   switch (kind) {
-    case CollKind::kAllReduce: return "weftAllReduce";
-    case CollKind::kReduce: return "weftReduce";
-    case CollKind::kBroadcast: return "weftBroadcast";
-    case CollKind::kAllGather: return "weftAllGather";
-    case CollKind::kReduceScatter: return "weftReduceScatter";
-    case CollKind::kAllToAll: return "weftAllToAll";
-    case CollKind::kBarrier: return "weftBarrier";
-    case CollKind::kSend: return "weftSend";
-    case CollKind::kRecv: return "weftRecv";
+    case CollKind::kAllReduce:
+      return "weftAllReduce";
+    case CollKind::kReduce:
+      return "weftReduce";
+    case CollKind::kBroadcast:
+      return "weftBroadcast";
+    case CollKind::kAllGather:
+      return "weftAllGather";
+    case CollKind::kReduceScatter:
+      return "weftReduceScatter";
+    case CollKind::kAllToAll:
+      return "weftAllToAll";
+    case CollKind::kBarrier:
+      return "weftBarrier";
+    case CollKind::kSend:
+      return "weftSend";
+    case CollKind::kRecv:
+      return "weftRecv";
   }
   return "weft?";
 }
 
 const char* CollShortName(CollKind kind) {
   switch (kind) {
-    case CollKind::kAllReduce: return "allreduce";
-    case CollKind::kReduce: return "reduce";
-    case CollKind::kBroadcast: return "broadcast";
-    case CollKind::kAllGather: return "allgather";
-    case CollKind::kReduceScatter: return "reduce_scatter";
-    case CollKind::kAllToAll: return "alltoall";
-    case CollKind::kBarrier: return "barrier";
-    case CollKind::kSend: return "send";
-    case CollKind::kRecv: return "recv";
+    case CollKind::kAllReduce:
+      return "allreduce";
+    case CollKind::kReduce:
+      return "reduce";
+    case CollKind::kBroadcast:
+      return "broadcast";
+    case CollKind::kAllGather:
+      return "allgather";
+    case CollKind::kReduceScatter:
+      return "reduce_scatter";
+    case CollKind::kAllToAll:
+      return "alltoall";
+    case CollKind::kBarrier:
+      return "barrier";
+    case CollKind::kSend:
+      return "send";
+    case CollKind::kRecv:
+      return "recv";
   }
   return "?";
 }
@@ -103,8 +142,9 @@ Status ValidateArgs(Comm& comm, CollArgs* a) {
                      fn, UsesPeer(a->kind) ? "peer" : "root", a->root, comm.size);
   }
   if (UsesPeer(a->kind) && a->root == comm.rank) {
-    return comm.Fail(weftInvalidUsage, "%s: peer %d is this rank; a blocking send to self would deadlock",
-                     fn, a->root);
+    return comm.Fail(weftInvalidUsage,
+                     "%s: peer %d is this rank; a blocking send to self would deadlock", fn,
+                     a->root);
   }
   const size_t es = TypeSize(a->type);
   Extents e;
@@ -153,10 +193,11 @@ Status CheckArgsAgree(Comm& comm, const CollArgs& a) {
   static const char* kWhat[5] = {"operation", "count", "datatype", "op", "root"};
   for (int i = 0; i < 5; ++i) {
     if (both[i] != -both[5 + i]) {
-      return comm.Fail(weftInvalidUsage,
-                       "%s: ranks disagree on the %s (this rank: %lld; range over ranks: %lld..%lld)",
-                       CollApiName(a.kind), kWhat[i], static_cast<long long>(v[i]),
-                       static_cast<long long>(-both[5 + i]), static_cast<long long>(both[i]));
+      return comm.Fail(
+          weftInvalidUsage,
+          "%s: ranks disagree on the %s (this rank: %lld; range over ranks: %lld..%lld)",
+          CollApiName(a.kind), kWhat[i], static_cast<long long>(v[i]),
+          static_cast<long long>(-both[5 + i]), static_cast<long long>(both[i]));
     }
   }
   return weftSuccess;

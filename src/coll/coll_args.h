@@ -9,7 +9,17 @@
 namespace weft {
 
 /// Which operation a call asks for.
-enum class CollKind { kAllReduce, kReduce, kBroadcast, kAllGather, kReduceScatter, kAllToAll, kBarrier, kSend, kRecv };
+enum class CollKind {
+  kAllReduce,
+  kReduce,
+  kBroadcast,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kBarrier,
+  kSend,
+  kRecv
+};
 
 /// The C API name of a kind ("weftAllReduce"), for messages.
 const char* CollApiName(CollKind kind);

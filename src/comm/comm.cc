@@ -55,14 +55,16 @@ Status CreateComm(MPI_Comm user, Comm** out) {
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (!initialized || finalized) {
-    return FailNoComm(weftInvalidUsage, "weftCommInitMPI: MPI is not initialized (or already finalized)");
+    return FailNoComm(weftInvalidUsage,
+                      "weftCommInitMPI: MPI is not initialized (or already finalized)");
   }
   if (user == MPI_COMM_NULL) {
     return FailNoComm(weftInvalidArgument, "weftCommInitMPI: mpi_comm is MPI_COMM_NULL");
   }
   int inter = 0;
   if (MPI_Comm_test_inter(user, &inter) != MPI_SUCCESS || inter) {
-    return FailNoComm(weftInvalidArgument, "weftCommInitMPI: inter-communicators are not supported");
+    return FailNoComm(weftInvalidArgument,
+                      "weftCommInitMPI: inter-communicators are not supported");
   }
   auto comm = std::make_unique<Comm>();
   int err = MPI_Comm_dup(user, &comm->mpi);
@@ -142,7 +144,8 @@ weft::Status weftComm::Fail(weft::Status s, const char* fmt, ...) {
 weft::Status weftComm::FailMpi(int mpi_err, const char* what) {
   char msg[MPI_MAX_ERROR_STRING + 1] = {0};
   int len = 0;
-  if (MPI_Error_string(mpi_err, msg, &len) != MPI_SUCCESS) std::snprintf(msg, sizeof(msg), "unknown");
+  if (MPI_Error_string(mpi_err, msg, &len) != MPI_SUCCESS)
+    std::snprintf(msg, sizeof(msg), "unknown");
   return Fail(weftMpiError, "%s failed: MPI error %d: %s", what, mpi_err, msg);
 }
 

@@ -18,7 +18,7 @@ class ProgramCache;
 
 /// The object behind weftComm_t.
 struct weftComm {
-  MPI_Comm mpi = MPI_COMM_NULL;       // weft's duplicate: all collective traffic
+  MPI_Comm mpi = MPI_COMM_NULL;        // weft's duplicate: all collective traffic
   MPI_Comm node_comm = MPI_COMM_NULL;  // ranks of this (virtual) node
   int rank = 0;
   int size = 0;

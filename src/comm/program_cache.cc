@@ -9,7 +9,8 @@ size_t ProgramCache::KeyHash::operator()(const CollArgs& a) const {
   auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
   mix(std::hash<const void*>()(a.recv));
   mix(a.count);
-  mix(static_cast<size_t>(a.kind) << 16 | static_cast<size_t>(a.type) << 8 | static_cast<size_t>(a.op));
+  mix(static_cast<size_t>(a.kind) << 16 | static_cast<size_t>(a.type) << 8 |
+      static_cast<size_t>(a.op));
   mix(static_cast<size_t>(a.root));
   return h;
 }

@@ -16,8 +16,8 @@ std::vector<std::pair<std::string, std::string>> BuildInfo() {
   if (cut != std::string::npos) mpi.resize(cut);
   while (!mpi.empty() && (mpi.back() == ' ' || mpi.back() == '\0')) mpi.pop_back();
   return {
-      {"version", std::string(WEFT_VERSION_STRING) + " (code " +
-                      std::to_string(WEFT_VERSION_CODE) + ")"},
+      {"version",
+       std::string(WEFT_VERSION_STRING) + " (code " + std::to_string(WEFT_VERSION_CODE) + ")"},
       {"build_type", WEFT_BUILD_TYPE},
       {"compiler", WEFT_COMPILER},
       {"mpi_library", mpi},

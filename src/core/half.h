@@ -56,7 +56,7 @@ inline uint16_t FloatToHalf(float f) {
   std::memcpy(&bits, &f, 4);
   uint32_t sign = (bits >> 16) & 0x8000u;
   uint32_t absb = bits & 0x7fffffffu;
-  if (absb > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (absb > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
   if (absb >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520: inf
   if (absb < 0x38800000u) {  // below the smallest normal: subnormal or zero
     if (absb < 0x33000000u) return static_cast<uint16_t>(sign);  // < 2^-25 rounds to 0

@@ -30,21 +30,31 @@ std::atomic<int> g_rank{-1};
 
 const char* LevelName(LogLevel l) {
   switch (l) {
-    case LogLevel::kWarn: return "WARN";
-    case LogLevel::kInfo: return "INFO";
-    case LogLevel::kTrace: return "TRACE";
-    default: return "NONE";
+    case LogLevel::kWarn:
+      return "WARN";
+    case LogLevel::kInfo:
+      return "INFO";
+    case LogLevel::kTrace:
+      return "TRACE";
+    default:
+      return "NONE";
   }
 }
 
 const char* SubsysName(uint32_t s) {
   switch (s) {
-    case kInit: return "INIT";
-    case kColl: return "COLL";
-    case kTopo: return "TOPO";
-    case kPlan: return "PLAN";
-    case kEnv: return "ENV";
-    default: return "ALL";
+    case kInit:
+      return "INIT";
+    case kColl:
+      return "COLL";
+    case kTopo:
+      return "TOPO";
+    case kPlan:
+      return "PLAN";
+    case kEnv:
+      return "ENV";
+    default:
+      return "ALL";
   }
 }
 
@@ -83,9 +93,14 @@ void EnsureConfigured() {
 }  // namespace
 
 bool ParseLogLevel(const std::string& text, LogLevel* out) {
-  static const struct { const char* name; LogLevel level; } kNames[] = {
-      {"NONE", LogLevel::kNone}, {"WARN", LogLevel::kWarn}, {"INFO", LogLevel::kInfo},
-      {"TRACE", LogLevel::kTrace}, {"VERSION", LogLevel::kInfo}};
+  static const struct {
+    const char* name;
+    LogLevel level;
+  } kNames[] = {{"NONE", LogLevel::kNone},
+                {"WARN", LogLevel::kWarn},
+                {"INFO", LogLevel::kInfo},
+                {"TRACE", LogLevel::kTrace},
+                {"VERSION", LogLevel::kInfo}};
   for (const auto& n : kNames) {
     if (strcasecmp(text.c_str(), n.name) == 0) {
       *out = n.level;
@@ -96,9 +111,11 @@ bool ParseLogLevel(const std::string& text, LogLevel* out) {
 }
 
 uint32_t ParseSubsysMask(const std::string& text) {
-  static const struct { const char* name; uint32_t bit; } kNames[] = {
-      {"INIT", kInit}, {"COLL", kColl}, {"TOPO", kTopo}, {"PLAN", kPlan}, {"ENV", kEnv},
-      {"ALL", kAll}};
+  static const struct {
+    const char* name;
+    uint32_t bit;
+  } kNames[] = {{"INIT", kInit}, {"COLL", kColl}, {"TOPO", kTopo},
+                {"PLAN", kPlan}, {"ENV", kEnv},   {"ALL", kAll}};
   bool exclude = !text.empty() && text[0] == '^';
   uint32_t mask = 0;
   size_t pos = exclude ? 1 : 0;

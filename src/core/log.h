@@ -38,10 +38,10 @@ uint32_t ParseSubsysMask(const std::string& text);
 
 }  // namespace weft
 
-#define WEFT_LOG_(level, subsys, ...)                                              \
-  do {                                                                              \
-    if (::weft::LogEnabled(level, ::weft::subsys))                                 \
-      ::weft::LogLine(level, ::weft::subsys, __FILE__, __LINE__, __VA_ARGS__);    \
+#define WEFT_LOG_(level, subsys, ...)                                          \
+  do {                                                                         \
+    if (::weft::LogEnabled(level, ::weft::subsys))                             \
+      ::weft::LogLine(level, ::weft::subsys, __FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
 /// A problem the user should know of (fallbacks, ignored settings).
 #define WEFT_WARN(subsys, ...) WEFT_LOG_(::weft::LogLevel::kWarn, subsys, __VA_ARGS__)

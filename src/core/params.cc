@@ -44,7 +44,9 @@ std::unique_ptr<Params> ReadAll(std::vector<std::string>* bad) {
 }
 
 void ReportBad() {
-  if (g_bad_reported.load(std::memory_order_relaxed) || g_bad.empty() || g_bad_reported.exchange(true)) return;
+  if (g_bad_reported.load(std::memory_order_relaxed) || g_bad.empty() ||
+      g_bad_reported.exchange(true))
+    return;
   for (const auto& b : g_bad) {
     WEFT_WARN(kEnv, "ignoring %s: not an integer; the default stays", b.c_str());
   }
@@ -87,7 +89,8 @@ std::vector<ParamInfo> ListParams() {
   const Params defaults;
   std::vector<ParamInfo> out;
 #define WEFT_PARAM(name, kind, def, doc) \
-  out.push_back({#name, #kind, ToText(defaults.name), ToText(p.name), doc, std::getenv(#name) != nullptr});
+  out.push_back(                         \
+      {#name, #kind, ToText(defaults.name), ToText(p.name), doc, std::getenv(#name) != nullptr});
 #include "core/params.def"
 #undef WEFT_PARAM
   return out;
@@ -99,8 +102,8 @@ std::string ParamsMarkdown() {
       "|---|---|---|---|\n";
   for (const auto& p : ListParams()) {
     std::string def = p.default_value.empty() ? "(empty)" : "`" + p.default_value + "`";
-    s += "| `" + p.name + "` | " + (p.kind == "Int" ? "integer" : "string") + " | " + def +
-         " | " + p.doc + " |\n";
+    s += "| `" + p.name + "` | " + (p.kind == "Int" ? "integer" : "string") + " | " + def + " | " +
+         p.doc + " |\n";
   }
   return s;
 }

@@ -17,11 +17,11 @@ void LogUnwind(Status s, const char* file, int line);
 }  // namespace weft
 
 /// Evaluates expr (a Status); on failure returns it from the enclosing function.
-#define WEFT_CHECK(expr)                             \
-  do {                                               \
-    ::weft::Status weft_s_ = (expr);                 \
-    if (weft_s_ != weftSuccess) {                    \
+#define WEFT_CHECK(expr)                              \
+  do {                                                \
+    ::weft::Status weft_s_ = (expr);                  \
+    if (weft_s_ != weftSuccess) {                     \
       ::weft::LogUnwind(weft_s_, __FILE__, __LINE__); \
-      return weft_s_;                                \
-    }                                                \
+      return weft_s_;                                 \
+    }                                                 \
   } while (0)

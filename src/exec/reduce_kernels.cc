@@ -48,10 +48,14 @@ void ReduceInts(T* io, const T* in, size_t n, weftRedOp_t op) {
 template <typename T>
 T FloatOp(T a, T b, weftRedOp_t op) {
   switch (op) {
-    case weftProd: return a * b;
-    case weftMax: return a != a ? a : (b > a || b != b ? b : a);  // NaN from either side wins
-    case weftMin: return a != a ? a : (b < a || b != b ? b : a);
-    default: return a + b;
+    case weftProd:
+      return a * b;
+    case weftMax:
+      return a != a ? a : (b > a || b != b ? b : a);  // NaN from either side wins
+    case weftMin:
+      return a != a ? a : (b < a || b != b ? b : a);
+    default:
+      return a + b;
   }
 }
 
@@ -69,21 +73,40 @@ void Reduce16(uint16_t* io, const uint16_t* in, size_t n, weftRedOp_t op) {
 
 void ReduceInPlace(void* inout, const void* in, size_t n, weftDataType_t type, weftRedOp_t op) {
   switch (type) {
-    case weftInt8: ReduceInts(static_cast<int8_t*>(inout), static_cast<const int8_t*>(in), n, op); break;
-    case weftUint8: ReduceInts(static_cast<uint8_t*>(inout), static_cast<const uint8_t*>(in), n, op); break;
-    case weftInt32: ReduceInts(static_cast<int32_t*>(inout), static_cast<const int32_t*>(in), n, op); break;
-    case weftUint32: ReduceInts(static_cast<uint32_t*>(inout), static_cast<const uint32_t*>(in), n, op); break;
-    case weftInt64: ReduceInts(static_cast<int64_t*>(inout), static_cast<const int64_t*>(in), n, op); break;
-    case weftUint64: ReduceInts(static_cast<uint64_t*>(inout), static_cast<const uint64_t*>(in), n, op); break;
+    case weftInt8:
+      ReduceInts(static_cast<int8_t*>(inout), static_cast<const int8_t*>(in), n, op);
+      break;
+    case weftUint8:
+      ReduceInts(static_cast<uint8_t*>(inout), static_cast<const uint8_t*>(in), n, op);
+      break;
+    case weftInt32:
+      ReduceInts(static_cast<int32_t*>(inout), static_cast<const int32_t*>(in), n, op);
+      break;
+    case weftUint32:
+      ReduceInts(static_cast<uint32_t*>(inout), static_cast<const uint32_t*>(in), n, op);
+      break;
+    case weftInt64:
+      ReduceInts(static_cast<int64_t*>(inout), static_cast<const int64_t*>(in), n, op);
+      break;
+    case weftUint64:
+      ReduceInts(static_cast<uint64_t*>(inout), static_cast<const uint64_t*>(in), n, op);
+      break;
     case weftFloat16:
-      Reduce16<HalfToFloat, FloatToHalf>(static_cast<uint16_t*>(inout), static_cast<const uint16_t*>(in), n, op);
+      Reduce16<HalfToFloat, FloatToHalf>(static_cast<uint16_t*>(inout),
+                                         static_cast<const uint16_t*>(in), n, op);
       break;
     case weftBfloat16:
-      Reduce16<Bf16ToFloat, FloatToBf16>(static_cast<uint16_t*>(inout), static_cast<const uint16_t*>(in), n, op);
+      Reduce16<Bf16ToFloat, FloatToBf16>(static_cast<uint16_t*>(inout),
+                                         static_cast<const uint16_t*>(in), n, op);
       break;
-    case weftFloat32: ReduceFloats(static_cast<float*>(inout), static_cast<const float*>(in), n, op); break;
-    case weftFloat64: ReduceFloats(static_cast<double*>(inout), static_cast<const double*>(in), n, op); break;
-    default: break;
+    case weftFloat32:
+      ReduceFloats(static_cast<float*>(inout), static_cast<const float*>(in), n, op);
+      break;
+    case weftFloat64:
+      ReduceFloats(static_cast<double*>(inout), static_cast<const double*>(in), n, op);
+      break;
+    default:
+      break;
   }
 }
 
@@ -102,15 +125,18 @@ void DivideFloats(void* data, size_t n, weftDataType_t type, double divisor) {
     }
     case weftFloat16: {
       auto* p = static_cast<uint16_t*>(data);
-      for (size_t i = 0; i < n; ++i) p[i] = FloatToHalf(HalfToFloat(p[i]) / static_cast<float>(divisor));
+      for (size_t i = 0; i < n; ++i)
+        p[i] = FloatToHalf(HalfToFloat(p[i]) / static_cast<float>(divisor));
       break;
     }
     case weftBfloat16: {
       auto* p = static_cast<uint16_t*>(data);
-      for (size_t i = 0; i < n; ++i) p[i] = FloatToBf16(Bf16ToFloat(p[i]) / static_cast<float>(divisor));
+      for (size_t i = 0; i < n; ++i)
+        p[i] = FloatToBf16(Bf16ToFloat(p[i]) / static_cast<float>(divisor));
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 

@@ -17,12 +17,15 @@ size_t NativeChunkElems(size_t elem_bytes, int mpi_per_elem) {
 std::string DescribeNative(const Comm& comm, const CollArgs& a, const NativeProgram& p) {
   std::string s = std::string(CollShortName(a.kind)) + " count=" + std::to_string(a.count);
   if (a.kind != CollKind::kBarrier) s += std::string(" type=") + TypeName(a.type);
-  if (a.kind == CollKind::kAllReduce || a.kind == CollKind::kReduce || a.kind == CollKind::kReduceScatter) {
+  if (a.kind == CollKind::kAllReduce || a.kind == CollKind::kReduce ||
+      a.kind == CollKind::kReduceScatter) {
     s += std::string(" op=") + OpName(a.op);
   }
-  if (a.kind == CollKind::kReduce || a.kind == CollKind::kBroadcast) s += " root=" + std::to_string(a.root);
-  s += std::string(" in_place=") + (a.in_place ? "1" : "0") + " nranks=" + std::to_string(comm.size) +
-       ": native MPI, " + std::to_string(p.steps.size()) + " call(s)";
+  if (a.kind == CollKind::kReduce || a.kind == CollKind::kBroadcast)
+    s += " root=" + std::to_string(a.root);
+  s += std::string(" in_place=") + (a.in_place ? "1" : "0") +
+       " nranks=" + std::to_string(comm.size) + ": native MPI, " + std::to_string(p.steps.size()) +
+       " call(s)";
   if (*p.note) s += std::string(", ") + p.note;
   return s;
 }

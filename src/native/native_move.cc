@@ -126,9 +126,13 @@ Status AddBlockExchange(Comm& comm, const CollArgs& a, size_t bytes, NativeProgr
 Status BuildNativeMovement(Comm& comm, const CollArgs& a, NativeProgram* p) {
   const size_t bytes = a.count * TypeSize(a.type);
   switch (a.kind) {
-    case CollKind::kBroadcast: AddBroadcast(comm, a, bytes, p); break;
+    case CollKind::kBroadcast:
+      AddBroadcast(comm, a, bytes, p);
+      break;
     case CollKind::kSend:
-    case CollKind::kRecv: AddPointToPoint(comm, a, bytes, p); break;
+    case CollKind::kRecv:
+      AddPointToPoint(comm, a, bytes, p);
+      break;
     case CollKind::kAllGather:
     case CollKind::kAllToAll:
       if (bytes > 0) WEFT_CHECK(AddBlockExchange(comm, a, bytes, p));
@@ -141,7 +145,8 @@ Status BuildNativeMovement(Comm& comm, const CollArgs& a, NativeProgram* p) {
       p->steps.push_back(std::move(s));
       break;
     }
-    default: return comm.Fail(weftInternalError, "BuildNativeMovement: not a data movement");
+    default:
+      return comm.Fail(weftInternalError, "BuildNativeMovement: not a data movement");
   }
   p->note = "moves bytes";
   return weftSuccess;

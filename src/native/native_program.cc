@@ -14,7 +14,8 @@ void* NativeProgram::Scratch(size_t bytes) {
 }
 
 Status NativeProgram::Run(Comm& comm) {
-  if (active_) return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");
+  if (active_)
+    return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");
   for (auto& s : steps) {
     if (s.before) s.before();
     int err = s.call(nullptr);
@@ -37,7 +38,8 @@ Status NativeProgram::Issue(Comm& comm) {
 }
 
 Status NativeProgram::Start(Comm& comm) {
-  if (active_) return comm.Fail(weftInvalidUsage, "weftPlanStart: the previous start is not complete");
+  if (active_)
+    return comm.Fail(weftInvalidUsage, "weftPlanStart: the previous start is not complete");
   next_ = 0;
   active_ = true;
   if (steps.empty()) {

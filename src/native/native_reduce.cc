@@ -18,8 +18,10 @@ const char* WireName(const Wire& w) {
     case Wire::Conv::kBf16ToF32:
       return w.divide ? "wire: fp32 (accumulates in fp32), then divided by nranks"
                       : "wire: fp32 (accumulates in fp32)";
-    case Wire::Conv::kSplit64: return "wire: two int64 words per value (exact sums), then divided by nranks";
-    default: return w.divide ? "wire: native type, then divided by nranks" : "wire: native type";
+    case Wire::Conv::kSplit64:
+      return "wire: two int64 words per value (exact sums), then divided by nranks";
+    default:
+      return w.divide ? "wire: native type, then divided by nranks" : "wire: native type";
   }
 }
 
@@ -36,7 +38,8 @@ struct Ctx {
 // uses. A Reduce never passes MPI_IN_PLACE: MPICH 4.0.2 can crash when a non-zero root does
 // (pmodels/mpich#6540, seen here as a segfault in MPI_Reduce), so an in-place root reduces
 // from a copy of its input instead.
-NativeStep ReduceStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, void* tmp, void* root_tmp) {
+NativeStep ReduceStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, void* tmp,
+                      void* root_tmp) {
   const auto* send = static_cast<const char*>(a.send) + off * x.es;
   char* recv = a.recv ? static_cast<char*>(a.recv) + off * x.es : nullptr;
   const int root = a.kind == CollKind::kReduce ? a.root : -1;
@@ -73,7 +76,8 @@ NativeStep ReduceStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, voi
 }
 
 // ReduceScatter of piece [off, off+c) of every block, through a packed wire buffer.
-NativeStep ReduceScatterPackedStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, void* tmp) {
+NativeStep ReduceScatterPackedStep(const Ctx& x, const CollArgs& a, size_t off, size_t c,
+                                   void* tmp) {
   const auto* send = static_cast<const char*>(a.send);
   char* recv = static_cast<char*>(a.recv) + off * x.es;
   const size_t block = a.count * x.es;
@@ -81,7 +85,8 @@ NativeStep ReduceScatterPackedStep(const Ctx& x, const CollArgs& a, size_t off, 
   s.what = "MPI_Reduce_scatter_block";
   s.before = [=] {
     for (int r = 0; r < x.nranks; ++r) {
-      ToWire(x.w, x.type, send + r * block + off * x.es, static_cast<char*>(tmp) + r * c * x.w.size, c);
+      ToWire(x.w, x.type, send + r * block + off * x.es, static_cast<char*>(tmp) + r * c * x.w.size,
+             c);
     }
   };
   const int n = static_cast<int>(c) * x.w.per_elem;
@@ -142,7 +147,8 @@ Status BuildNativeReduction(Comm& comm, const CollArgs& a, NativeProgram* p) {
     const size_t chunk = NativeChunkElems(x.w.size, x.w.per_elem);
     const size_t c0 = std::min(chunk, n);
     void* tmp = converts && n > 0 ? p->Scratch(c0 * x.w.size) : nullptr;
-    const bool root_needs_tmp = a.kind == CollKind::kReduce && a.root == comm.rank && (converts || a.in_place);
+    const bool root_needs_tmp =
+        a.kind == CollKind::kReduce && a.root == comm.rank && (converts || a.in_place);
     void* root_tmp = root_needs_tmp && n > 0 ? p->Scratch(c0 * x.w.size) : nullptr;
     for (size_t off = 0; off < n; off += chunk) {
       p->steps.push_back(ReduceStep(x, a, off, std::min(chunk, n - off), tmp, root_tmp));

@@ -97,17 +97,27 @@ void Join(const void* src, void* dst, size_t n, int nranks) {
 
 MPI_Datatype MpiTypeOf(weftDataType_t type) {
   switch (type) {
-    case weftInt8: return MPI_INT8_T;
-    case weftUint8: return MPI_UINT8_T;
-    case weftInt32: return MPI_INT32_T;
-    case weftUint32: return MPI_UINT32_T;
-    case weftInt64: return MPI_INT64_T;
-    case weftUint64: return MPI_UINT64_T;
+    case weftInt8:
+      return MPI_INT8_T;
+    case weftUint8:
+      return MPI_UINT8_T;
+    case weftInt32:
+      return MPI_INT32_T;
+    case weftUint32:
+      return MPI_UINT32_T;
+    case weftInt64:
+      return MPI_INT64_T;
+    case weftUint64:
+      return MPI_UINT64_T;
     case weftFloat16:
-    case weftBfloat16: return MPI_UINT16_T;
-    case weftFloat32: return MPI_FLOAT;
-    case weftFloat64: return MPI_DOUBLE;
-    default: return MPI_DATATYPE_NULL;
+    case weftBfloat16:
+      return MPI_UINT16_T;
+    case weftFloat32:
+      return MPI_FLOAT;
+    case weftFloat64:
+      return MPI_DOUBLE;
+    default:
+      return MPI_DATATYPE_NULL;
   }
 }
 
@@ -146,7 +156,9 @@ Status SelectWire(weftDataType_t type, weftRedOp_t op, Wire* w) {
 
 void ToWire(const Wire& w, weftDataType_t type, const void* src, void* dst, size_t n) {
   switch (w.conv) {
-    case Wire::Conv::kNone: std::memcpy(dst, src, n * w.size); break;
+    case Wire::Conv::kNone:
+      std::memcpy(dst, src, n * w.size);
+      break;
     case Wire::Conv::kHalfToF32:
     case Wire::Conv::kBf16ToF32: {
       const auto* s = static_cast<const uint16_t*>(src);
@@ -157,12 +169,24 @@ void ToWire(const Wire& w, weftDataType_t type, const void* src, void* dst, size
     }
     case Wire::Conv::kSplit64:
       switch (type) {
-        case weftInt8: Split<int8_t>(src, dst, n); break;
-        case weftUint8: Split<uint8_t>(src, dst, n); break;
-        case weftInt32: Split<int32_t>(src, dst, n); break;
-        case weftUint32: Split<uint32_t>(src, dst, n); break;
-        case weftInt64: Split<int64_t>(src, dst, n); break;
-        default: Split<uint64_t>(src, dst, n); break;
+        case weftInt8:
+          Split<int8_t>(src, dst, n);
+          break;
+        case weftUint8:
+          Split<uint8_t>(src, dst, n);
+          break;
+        case weftInt32:
+          Split<int32_t>(src, dst, n);
+          break;
+        case weftUint32:
+          Split<uint32_t>(src, dst, n);
+          break;
+        case weftInt64:
+          Split<int64_t>(src, dst, n);
+          break;
+        default:
+          Split<uint64_t>(src, dst, n);
+          break;
       }
       break;
   }
@@ -189,12 +213,24 @@ void FromWire(const Wire& w, weftDataType_t type, const void* src, void* dst, si
     }
     case Wire::Conv::kSplit64:
       switch (type) {
-        case weftInt8: Join<int8_t>(src, dst, n, nranks); break;
-        case weftUint8: Join<uint8_t>(src, dst, n, nranks); break;
-        case weftInt32: Join<int32_t>(src, dst, n, nranks); break;
-        case weftUint32: Join<uint32_t>(src, dst, n, nranks); break;
-        case weftInt64: Join<int64_t>(src, dst, n, nranks); break;
-        default: Join<uint64_t>(src, dst, n, nranks); break;
+        case weftInt8:
+          Join<int8_t>(src, dst, n, nranks);
+          break;
+        case weftUint8:
+          Join<uint8_t>(src, dst, n, nranks);
+          break;
+        case weftInt32:
+          Join<int32_t>(src, dst, n, nranks);
+          break;
+        case weftUint32:
+          Join<uint32_t>(src, dst, n, nranks);
+          break;
+        case weftInt64:
+          Join<int64_t>(src, dst, n, nranks);
+          break;
+        default:
+          Join<uint64_t>(src, dst, n, nranks);
+          break;
       }
       break;
   }

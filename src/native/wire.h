@@ -19,8 +19,8 @@ struct Wire {
   enum class Conv { kNone, kHalfToF32, kBf16ToF32, kSplit64 };
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
-  size_t size = 0;    // bytes per user element on the wire
-  int per_elem = 1;   // MPI elements per user element
+  size_t size = 0;   // bytes per user element on the wire
+  int per_elem = 1;  // MPI elements per user element
   Conv conv = Conv::kNone;
   bool divide = false;  // Avg: divide the sums by the rank count afterwards
 };
@@ -30,8 +30,7 @@ Status SelectWire(weftDataType_t type, weftRedOp_t op, Wire* out);
 /// Converts n user elements to the wire form (src and dst must not overlap).
 void ToWire(const Wire& w, weftDataType_t type, const void* src, void* dst, size_t n);
 /// Converts n wire elements back to user elements, dividing by nranks for Avg.
-void FromWire(const Wire& w, weftDataType_t type, const void* src, void* dst, size_t n,
-              int nranks);
+void FromWire(const Wire& w, weftDataType_t type, const void* src, void* dst, size_t n, int nranks);
 /// The MPI datatype of a weft type (fp16/bf16 as MPI_UINT16_T, for data movement).
 MPI_Datatype MpiTypeOf(weftDataType_t type);
 

@@ -6,12 +6,12 @@
 #include <weft/weft.h>
 
 static int failures = 0;
-#define EXPECT(cond, what)                                          \
-  do {                                                              \
-    if (!(cond)) {                                                  \
+#define EXPECT(cond, what)                                                        \
+  do {                                                                            \
+    if (!(cond)) {                                                                \
       fprintf(stderr, "consumer: %s failed: %s\n", what, weftGetLastError(comm)); \
-      ++failures;                                                   \
-    }                                                               \
+      ++failures;                                                                 \
+    }                                                                             \
   } while (0)
 
 int main(int argc, char** argv) {
@@ -30,15 +30,19 @@ int main(int argc, char** argv) {
   EXPECT(weftAllReduce(a, b, K, weftInt32, weftSum, comm, NULL) == weftSuccess, "allreduce");
   for (int i = 0; i < K; ++i) EXPECT(b[i] == n * (n - 1) / 2 + n * i, "allreduce value");
   EXPECT(weftReduce(a, b, K, weftInt32, weftMin, 0, comm, NULL) == weftSuccess, "reduce");
-  if (rank == 0) for (int i = 0; i < K; ++i) EXPECT(b[i] == i, "reduce value");
+  if (rank == 0)
+    for (int i = 0; i < K; ++i) EXPECT(b[i] == i, "reduce value");
   EXPECT(weftBroadcast(a, b, K, weftInt32, n - 1, comm, NULL) == weftSuccess, "broadcast");
   for (int i = 0; i < K; ++i) EXPECT(b[i] == n - 1 + i, "broadcast value");
   EXPECT(weftAllGather(a, b, K, weftInt32, comm, NULL) == weftSuccess, "allgather");
-  for (int r = 0; r < n; ++r) for (int i = 0; i < K; ++i) EXPECT(b[r * K + i] == r + i, "allgather value");
-  EXPECT(weftReduceScatter(a, b, K, weftInt32, weftMax, comm, NULL) == weftSuccess, "reduce_scatter");
+  for (int r = 0; r < n; ++r)
+    for (int i = 0; i < K; ++i) EXPECT(b[r * K + i] == r + i, "allgather value");
+  EXPECT(weftReduceScatter(a, b, K, weftInt32, weftMax, comm, NULL) == weftSuccess,
+         "reduce_scatter");
   for (int i = 0; i < K; ++i) EXPECT(b[i] == n - 1 + rank * K + i, "reduce_scatter value");
   EXPECT(weftAllToAll(a, b, K, weftInt32, comm, NULL) == weftSuccess, "alltoall");
-  for (int r = 0; r < n; ++r) for (int i = 0; i < K; ++i) EXPECT(b[r * K + i] == r + rank * K + i, "alltoall value");
+  for (int r = 0; r < n; ++r)
+    for (int i = 0; i < K; ++i) EXPECT(b[r * K + i] == r + rank * K + i, "alltoall value");
   EXPECT(weftBarrier(comm, NULL) == weftSuccess, "barrier");
   if (n > 1) {
     int32_t token = rank;

@@ -27,7 +27,8 @@ void Expect(Ctx& x, weftResult_t r, weftResult_t want, const std::string& name, 
 void ExpectUsable(Ctx& x, const std::string& after) {
   double v = 1.0;
   weftResult_t r = weftAllReduce(&v, &v, 1, weftDouble, weftSum, x.comm, nullptr);
-  x.report->Case(r == weftSuccess && v == x.size, "usable after " + after, weftGetLastError(x.comm));
+  x.report->Case(r == weftSuccess && v == x.size, "usable after " + after,
+                 weftGetLastError(x.comm));
 }
 
 void ArgumentErrors(Ctx& x) {
@@ -35,52 +36,80 @@ void ArgumentErrors(Ctx& x) {
   double* s = a.data();
   double* rb = b.data();
   weftComm_t c = x.comm;
-  Expect(x, weftAllReduce(s, rb, 8, weftDouble, weftSum, nullptr, nullptr), weftInvalidArgument, "NULL comm", "comm is NULL", nullptr);
-  Expect(x, weftAllReduce(nullptr, rb, 8, weftDouble, weftSum, c, nullptr), weftInvalidArgument, "NULL sendbuff", "sendbuff is NULL", c);
-  Expect(x, weftAllReduce(s, nullptr, 8, weftDouble, weftSum, c, nullptr), weftInvalidArgument, "NULL recvbuff", "recvbuff is NULL", c);
-  Expect(x, weftAllGather(nullptr, rb, 8, weftDouble, c, nullptr), weftInvalidArgument, "allgather NULL sendbuff", "sendbuff", c);
-  Expect(x, weftReduceScatter(s, nullptr, 8, weftDouble, weftSum, c, nullptr), weftInvalidArgument, "reduce_scatter NULL recvbuff", "recvbuff", c);
-  Expect(x, weftAllToAll(nullptr, rb, 8, weftDouble, c, nullptr), weftInvalidArgument, "alltoall NULL sendbuff", "sendbuff", c);
-  Expect(x, weftAllReduce(s, rb, 8, static_cast<weftDataType_t>(42), weftSum, c, nullptr), weftInvalidArgument, "unknown datatype", "unknown datatype 42", c);
-  Expect(x, weftBroadcast(s, rb, 8, static_cast<weftDataType_t>(-1), 0, c, nullptr), weftInvalidArgument, "negative datatype", "unknown datatype", c);
-  Expect(x, weftAllReduce(s, rb, 8, weftDouble, static_cast<weftRedOp_t>(9), c, nullptr), weftInvalidArgument, "unknown op", "unknown reduction op 9", c);
-  Expect(x, weftReduce(s, rb, 8, weftDouble, weftSum, x.size, c, nullptr), weftInvalidArgument, "root == size", "root", c);
-  Expect(x, weftBroadcast(s, rb, 8, weftDouble, -1, c, nullptr), weftInvalidArgument, "root -1", "root -1", c);
-  Expect(x, weftSend(s, 8, weftDouble, x.size + 3, c, nullptr), weftInvalidArgument, "bad peer", "peer", c);
-  Expect(x, weftRecv(rb, 8, weftDouble, x.rank, c, nullptr), weftInvalidUsage, "recv from self", "deadlock", c);
-  Expect(x, weftAllReduce(s, s + 1, 8, weftDouble, weftSum, c, nullptr), weftInvalidArgument, "allreduce partial overlap", "overlap", c);
-  Expect(x, weftAllToAll(s, s + 3, 8, weftDouble, c, nullptr), weftInvalidArgument, "alltoall partial overlap", "overlap", c);
+  Expect(x, weftAllReduce(s, rb, 8, weftDouble, weftSum, nullptr, nullptr), weftInvalidArgument,
+         "NULL comm", "comm is NULL", nullptr);
+  Expect(x, weftAllReduce(nullptr, rb, 8, weftDouble, weftSum, c, nullptr), weftInvalidArgument,
+         "NULL sendbuff", "sendbuff is NULL", c);
+  Expect(x, weftAllReduce(s, nullptr, 8, weftDouble, weftSum, c, nullptr), weftInvalidArgument,
+         "NULL recvbuff", "recvbuff is NULL", c);
+  Expect(x, weftAllGather(nullptr, rb, 8, weftDouble, c, nullptr), weftInvalidArgument,
+         "allgather NULL sendbuff", "sendbuff", c);
+  Expect(x, weftReduceScatter(s, nullptr, 8, weftDouble, weftSum, c, nullptr), weftInvalidArgument,
+         "reduce_scatter NULL recvbuff", "recvbuff", c);
+  Expect(x, weftAllToAll(nullptr, rb, 8, weftDouble, c, nullptr), weftInvalidArgument,
+         "alltoall NULL sendbuff", "sendbuff", c);
+  Expect(x, weftAllReduce(s, rb, 8, static_cast<weftDataType_t>(42), weftSum, c, nullptr),
+         weftInvalidArgument, "unknown datatype", "unknown datatype 42", c);
+  Expect(x, weftBroadcast(s, rb, 8, static_cast<weftDataType_t>(-1), 0, c, nullptr),
+         weftInvalidArgument, "negative datatype", "unknown datatype", c);
+  Expect(x, weftAllReduce(s, rb, 8, weftDouble, static_cast<weftRedOp_t>(9), c, nullptr),
+         weftInvalidArgument, "unknown op", "unknown reduction op 9", c);
+  Expect(x, weftReduce(s, rb, 8, weftDouble, weftSum, x.size, c, nullptr), weftInvalidArgument,
+         "root == size", "root", c);
+  Expect(x, weftBroadcast(s, rb, 8, weftDouble, -1, c, nullptr), weftInvalidArgument, "root -1",
+         "root -1", c);
+  Expect(x, weftSend(s, 8, weftDouble, x.size + 3, c, nullptr), weftInvalidArgument, "bad peer",
+         "peer", c);
+  Expect(x, weftRecv(rb, 8, weftDouble, x.rank, c, nullptr), weftInvalidUsage, "recv from self",
+         "deadlock", c);
+  Expect(x, weftAllReduce(s, s + 1, 8, weftDouble, weftSum, c, nullptr), weftInvalidArgument,
+         "allreduce partial overlap", "overlap", c);
+  Expect(x, weftAllToAll(s, s + 3, 8, weftDouble, c, nullptr), weftInvalidArgument,
+         "alltoall partial overlap", "overlap", c);
   // AllGather's in-place form is sendbuff == recvbuff + rank*count; any other overlap is wrong.
-  Expect(x, weftAllGather(rb + x.rank * 8 + 1, rb, 8, weftDouble, c, nullptr), weftInvalidArgument, "allgather overlap not in place", "overlap", c);
-  Expect(x, weftReduceScatter(s, s + x.rank * 8 + 2, 8, weftDouble, weftSum, c, nullptr), weftInvalidArgument, "reduce_scatter overlap not in place", "overlap", c);
-  Expect(x, weftAllReduce(s, rb, SIZE_MAX / 4, weftDouble, weftSum, c, nullptr), weftInvalidArgument, "count overflows", "overflows", c);
+  Expect(x, weftAllGather(rb + x.rank * 8 + 1, rb, 8, weftDouble, c, nullptr), weftInvalidArgument,
+         "allgather overlap not in place", "overlap", c);
+  Expect(x, weftReduceScatter(s, s + x.rank * 8 + 2, 8, weftDouble, weftSum, c, nullptr),
+         weftInvalidArgument, "reduce_scatter overlap not in place", "overlap", c);
+  Expect(x, weftAllReduce(s, rb, SIZE_MAX / 4, weftDouble, weftSum, c, nullptr),
+         weftInvalidArgument, "count overflows", "overflows", c);
   if (x.size >= 2) {  // count * 8 fits, count * 8 * nranks does not
-    Expect(x, weftAllGather(s, rb, SIZE_MAX / 16 + 1, weftDouble, c, nullptr), weftInvalidArgument, "allgather total overflows", "overflows", c);
+    Expect(x, weftAllGather(s, rb, SIZE_MAX / 16 + 1, weftDouble, c, nullptr), weftInvalidArgument,
+           "allgather total overflows", "overflows", c);
   }
   int dummy_stream = 0;
-  Expect(x, weftAllReduce(s, rb, 8, weftDouble, weftSum, c, &dummy_stream), weftNotSupported, "stream without device support", "stream", c);
+  Expect(x, weftAllReduce(s, rb, 8, weftDouble, weftSum, c, &dummy_stream), weftNotSupported,
+         "stream without device support", "stream", c);
   Expect(x, weftCommCount(c, nullptr), weftInvalidArgument, "CommCount NULL", "count is NULL", c);
-  Expect(x, weftCommUserRank(nullptr, nullptr), weftInvalidArgument, "CommUserRank NULL comm", "comm is NULL", nullptr);
-  Expect(x, weftPlanDescribe(nullptr, nullptr, 0, nullptr), weftInvalidArgument, "Describe NULL plan", "plan is NULL", nullptr);
+  Expect(x, weftCommUserRank(nullptr, nullptr), weftInvalidArgument, "CommUserRank NULL comm",
+         "comm is NULL", nullptr);
+  Expect(x, weftPlanDescribe(nullptr, nullptr, 0, nullptr), weftInvalidArgument,
+         "Describe NULL plan", "plan is NULL", nullptr);
   ExpectUsable(x, "argument errors");
   // Count 0 with NULL buffers is valid.
-  x.report->Case(weftAllReduce(nullptr, nullptr, 0, weftDouble, weftSum, c, nullptr) == weftSuccess, "count 0 with NULL buffers");
+  x.report->Case(weftAllReduce(nullptr, nullptr, 0, weftDouble, weftSum, c, nullptr) == weftSuccess,
+                 "count 0 with NULL buffers");
 }
 
 void CommErrors(Ctx& x) {
   weftComm_t other = nullptr;
-  Expect(x, weftCommInitMPI(&other, MPI_COMM_NULL), weftInvalidArgument, "init on MPI_COMM_NULL", "MPI_COMM_NULL", nullptr);
-  Expect(x, weftCommInitMPI(nullptr, MPI_COMM_WORLD), weftInvalidArgument, "init NULL out", "comm is NULL", nullptr);
-  x.report->Case(weftCommInitMPI(&other, MPI_COMM_WORLD) == weftSuccess, "second comm", weftGetLastError(nullptr));
+  Expect(x, weftCommInitMPI(&other, MPI_COMM_NULL), weftInvalidArgument, "init on MPI_COMM_NULL",
+         "MPI_COMM_NULL", nullptr);
+  Expect(x, weftCommInitMPI(nullptr, MPI_COMM_WORLD), weftInvalidArgument, "init NULL out",
+         "comm is NULL", nullptr);
+  x.report->Case(weftCommInitMPI(&other, MPI_COMM_WORLD) == weftSuccess, "second comm",
+                 weftGetLastError(nullptr));
   x.report->Case(weftCommDestroy(other) == weftSuccess, "destroy second comm");
   double v = 1.0;
-  Expect(x, weftAllReduce(&v, &v, 1, weftDouble, weftSum, other, nullptr), weftInvalidUsage, "use destroyed comm", "destroyed", other);
+  Expect(x, weftAllReduce(&v, &v, 1, weftDouble, weftSum, other, nullptr), weftInvalidUsage,
+         "use destroyed comm", "destroyed", other);
   Expect(x, weftCommDestroy(other), weftInvalidUsage, "destroy twice", "destroyed", nullptr);
   if (x.size >= 2) {  // an inter-communicator between the two halves of the world
     MPI_Comm half, inter;
     MPI_Comm_split(MPI_COMM_WORLD, x.rank % 2, x.rank, &half);
     MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, x.rank % 2 == 0 ? 1 : 0, 77, &inter);
-    Expect(x, weftCommInitMPI(&other, inter), weftInvalidArgument, "inter-communicator", "inter-communicators", nullptr);
+    Expect(x, weftCommInitMPI(&other, inter), weftInvalidArgument, "inter-communicator",
+           "inter-communicators", nullptr);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
   }
@@ -89,11 +118,15 @@ void CommErrors(Ctx& x) {
 
 void InfoCalls(Ctx& x) {
   int version = 0;
-  x.report->Case(weftGetVersion(&version) == weftSuccess && version == WEFT_VERSION_CODE, "version");
-  Expect(x, weftGetVersion(nullptr), weftInvalidArgument, "version NULL", "version is NULL", nullptr);
+  x.report->Case(weftGetVersion(&version) == weftSuccess && version == WEFT_VERSION_CODE,
+                 "version");
+  Expect(x, weftGetVersion(nullptr), weftInvalidArgument, "version NULL", "version is NULL",
+         nullptr);
   bool texts = true;
-  for (int r = 0; r < weftNumResults; ++r) texts &= std::string(weftGetErrorString(static_cast<weftResult_t>(r))).size() > 3;
-  texts &= std::string(weftGetErrorString(static_cast<weftResult_t>(99))).find("unknown") != std::string::npos;
+  for (int r = 0; r < weftNumResults; ++r)
+    texts &= std::string(weftGetErrorString(static_cast<weftResult_t>(r))).size() > 3;
+  texts &= std::string(weftGetErrorString(static_cast<weftResult_t>(99))).find("unknown") !=
+           std::string::npos;
   x.report->Case(texts, "error strings");
 }
 
@@ -101,11 +134,13 @@ void InfoCalls(Ctx& x) {
 void DisagreementErrors(Ctx& x) {
   if (x.size < 2) return;
   std::vector<double> a(16, 1.0), b(16);
-  weftResult_t r = weftBroadcast(a.data(), b.data(), 16, weftDouble, x.rank == 0 ? 0 : 1, x.comm, nullptr);
+  weftResult_t r =
+      weftBroadcast(a.data(), b.data(), 16, weftDouble, x.rank == 0 ? 0 : 1, x.comm, nullptr);
   Expect(x, r, weftInvalidUsage, "mismatched roots", "disagree on the root", x.comm);
   r = weftAllReduce(a.data(), b.data(), x.rank == 0 ? 16 : 8, weftDouble, weftSum, x.comm, nullptr);
   Expect(x, r, weftInvalidUsage, "mismatched counts", "disagree on the count", x.comm);
-  r = weftAllReduce(a.data(), b.data(), 8, weftDouble, x.rank == 0 ? weftMax : weftSum, x.comm, nullptr);
+  r = weftAllReduce(a.data(), b.data(), 8, weftDouble, x.rank == 0 ? weftMax : weftSum, x.comm,
+                    nullptr);
   Expect(x, r, weftInvalidUsage, "mismatched ops", "disagree on the op", x.comm);
   ExpectUsable(x, "disagreements");
 }

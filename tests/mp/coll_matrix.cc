@@ -40,7 +40,8 @@ struct Ctx {
   Report* report;
 };
 
-std::string Name(const char* coll, weftDataType_t t, int op, bool in_place, size_t n, int root = -1) {
+std::string Name(const char* coll, weftDataType_t t, int op, bool in_place, size_t n,
+                 int root = -1) {
   std::string s = std::string(coll) + " type=" + mpt::TName(t);
   if (op >= 0) s += std::string(" op=") + mpt::OName(static_cast<weftRedOp_t>(op));
   s += std::string(" ") + (in_place ? "in-place" : "out-of-place") + " count=" + std::to_string(n);
@@ -62,8 +63,9 @@ void AllReduce(Ctx& x, weftDataType_t t, weftRedOp_t op, bool in_place, size_t n
   if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
   size_t wrong = mpt::CountWrong(t, op, x.size, x.seed, out, n, 0, &first);
   bool same = mpt::SameOnAllRanks(x.mpi, out, bytes);
-  x.report->Case(wrong == 0 && same && send.GuardsIntact() && recv.GuardsIntact(), name,
-                 wrong ? first : (!same ? "results differ between ranks" : "guard zone overwritten"));
+  x.report->Case(
+      wrong == 0 && same && send.GuardsIntact() && recv.GuardsIntact(), name,
+      wrong ? first : (!same ? "results differ between ranks" : "guard zone overwritten"));
 }
 
 void Reduce(Ctx& x, weftDataType_t t, weftRedOp_t op, bool in_place, size_t n, int root) {
@@ -115,21 +117,24 @@ void AllGather(Ctx& x, weftDataType_t t, bool in_place, size_t n) {
   for (int p = 0; p < x.size && block; ++p) {
     ok &= std::memcmp(recv.data() + p * block, Block(t, p, x.seed, n).data(), block) == 0;
   }
-  x.report->Case(ok && send.GuardsIntact() && recv.GuardsIntact(), name, ok ? "guard zone overwritten" : "wrong block");
+  x.report->Case(ok && send.GuardsIntact() && recv.GuardsIntact(), name,
+                 ok ? "guard zone overwritten" : "wrong block");
 }
 
 void Broadcast(Ctx& x, weftDataType_t t, bool in_place, size_t n, int root) {
   const size_t bytes = n * mpt::TypeBytes(t);
   Guarded send(bytes), recv(bytes);
   auto want = Block(t, root, x.seed, n);
-  if (x.rank == root && bytes) std::memcpy(in_place ? recv.data() : send.data(), want.data(), bytes);
+  if (x.rank == root && bytes)
+    std::memcpy(in_place ? recv.data() : send.data(), want.data(), bytes);
   // Non-roots pass NULL as sendbuff: it is only read at root.
   const void* sb = x.rank == root ? (in_place ? recv.data() : send.data()) : nullptr;
   weftResult_t r = weftBroadcast(sb, recv.data(), n, t, root, x.comm, nullptr);
   std::string name = Name("broadcast", t, -1, in_place, n, root);
   if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
   bool ok = bytes == 0 || std::memcmp(recv.data(), want.data(), bytes) == 0;
-  x.report->Case(ok && send.GuardsIntact() && recv.GuardsIntact(), name, ok ? "guard zone overwritten" : "wrong data");
+  x.report->Case(ok && send.GuardsIntact() && recv.GuardsIntact(), name,
+                 ok ? "guard zone overwritten" : "wrong data");
 }
 
 void AllToAll(Ctx& x, weftDataType_t t, bool in_place, size_t n) {
@@ -145,9 +150,11 @@ void AllToAll(Ctx& x, weftDataType_t t, bool in_place, size_t n) {
   if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
   bool ok = true;
   for (int p = 0; p < x.size && block; ++p) {
-    ok &= std::memcmp(recv.data() + p * block, Block(t, p * 1000 + x.rank, x.seed, n).data(), block) == 0;
+    ok &= std::memcmp(recv.data() + p * block, Block(t, p * 1000 + x.rank, x.seed, n).data(),
+                      block) == 0;
   }
-  x.report->Case(ok && send.GuardsIntact() && recv.GuardsIntact(), name, ok ? "guard zone overwritten" : "wrong block");
+  x.report->Case(ok && send.GuardsIntact() && recv.GuardsIntact(), name,
+                 ok ? "guard zone overwritten" : "wrong block");
 }
 
 // Each rank sends to rank+1 and receives from rank-1 (even ranks send first).
@@ -166,7 +173,8 @@ void SendRecv(Ctx& x, weftDataType_t t, size_t n) {
     r1 = weftSend(mine.data(), n, t, to, x.comm, nullptr);
   }
   std::string name = Name("send/recv", t, -1, false, n);
-  if (r1 != weftSuccess || r2 != weftSuccess) return x.report->Case(false, name, Status(r1 ? r1 : r2, x.comm));
+  if (r1 != weftSuccess || r2 != weftSuccess)
+    return x.report->Case(false, name, Status(r1 ? r1 : r2, x.comm));
   bool ok = bytes == 0 || std::memcmp(recv.data(), Block(t, from, x.seed, n).data(), bytes) == 0;
   x.report->Case(ok && recv.GuardsIntact(), name, ok ? "guard zone overwritten" : "wrong data");
 }
@@ -191,7 +199,8 @@ int main(int argc, char** argv) {
   if (r != weftSuccess) return report.Finish("coll_matrix");
 
   // 0, 1, odd, and more than a 4 KiB page even for int8.
-  std::vector<size_t> counts = quick ? std::vector<size_t>{0, 7, 4099} : std::vector<size_t>{0, 1, 17, 4099};
+  std::vector<size_t> counts =
+      quick ? std::vector<size_t>{0, 7, 4099} : std::vector<size_t>{0, 1, 17, 4099};
   for (int ti = 0; ti < weftNumTypes; ++ti) {
     auto t = static_cast<weftDataType_t>(ti);
     for (size_t n : counts) {

@@ -39,8 +39,10 @@ int main(int argc, char** argv) {
     report.Case(r == weftSuccess && wrong == 0, "allreduce int8 count 2^31+9",
                 r ? weftGetLastError(comm) : std::to_string(wrong) + " wrong");
 
-    if (rank != 0) std::memset(buf.get(), 0, kCount);
-    else for (size_t i = 0; i < kCount; ++i) buf[i] = Input(0, i);
+    if (rank != 0)
+      std::memset(buf.get(), 0, kCount);
+    else
+      for (size_t i = 0; i < kCount; ++i) buf[i] = Input(0, i);
     r = weftBroadcast(buf.get(), buf.get(), kCount, weftInt8, 0, comm, nullptr);
     wrong = 0;
     for (size_t i = 0; i < kCount && r == weftSuccess; ++i) wrong += buf[i] != Input(0, i);
@@ -50,7 +52,8 @@ int main(int argc, char** argv) {
   if (size <= 2) {
     std::unique_ptr<int8_t[]> all(new int8_t[kCount * size]);
     for (size_t i = 0; i < kCount; ++i) all[rank * kCount + i] = Input(rank, i);
-    weftResult_t r = weftAllGather(all.get() + rank * kCount, all.get(), kCount, weftInt8, comm, nullptr);
+    weftResult_t r =
+        weftAllGather(all.get() + rank * kCount, all.get(), kCount, weftInt8, comm, nullptr);
     size_t wrong = 0;
     for (int p = 0; p < size && r == weftSuccess; ++p)
       for (size_t i = 0; i < kCount; ++i) wrong += all[p * kCount + i] != Input(p, i);

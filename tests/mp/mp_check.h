@@ -27,7 +27,8 @@ class Report {
     ++cases_;
     if (!ok) {
       ++failed_;
-      if (failed_ <= 20) std::fprintf(stderr, "[rank %d] FAIL %s: %s\n", rank_, name.c_str(), why.c_str());
+      if (failed_ <= 20)
+        std::fprintf(stderr, "[rank %d] FAIL %s: %s\n", rank_, name.c_str(), why.c_str());
     }
   }
   /// Prints the totals on rank 0; returns the process exit code (0 when nothing failed).
@@ -54,7 +55,8 @@ class Report {
 /// Bytes equal on every rank of comm (FNV-1a hash compared with MIN/MAX).
 inline bool SameOnAllRanks(MPI_Comm comm, const void* p, size_t bytes) {
   uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < bytes; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
+  for (size_t i = 0; i < bytes; ++i)
+    h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
   uint64_t lo = h, hi = h;
   MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_UINT64_T, MPI_MIN, comm);
   MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_UINT64_T, MPI_MAX, comm);

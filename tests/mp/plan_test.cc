@@ -32,9 +32,12 @@ void CheckReduction(Ctx& x, const char* name, weftDataType_t t, weftRedOp_t op, 
   std::vector<unsigned char> send(in_elems * es), recv(n * es);
   weftPlan_t plan = nullptr;
   weftResult_t r;
-  if (rs) r = weftReduceScatterInit(send.data(), recv.data(), n, t, op, x.comm, &plan);
-  else if (root >= 0) r = weftReduceInit(send.data(), recv.data(), n, t, op, root, x.comm, &plan);
-  else r = weftAllReduceInit(send.data(), recv.data(), n, t, op, x.comm, &plan);
+  if (rs)
+    r = weftReduceScatterInit(send.data(), recv.data(), n, t, op, x.comm, &plan);
+  else if (root >= 0)
+    r = weftReduceInit(send.data(), recv.data(), n, t, op, root, x.comm, &plan);
+  else
+    r = weftAllReduceInit(send.data(), recv.data(), n, t, op, x.comm, &plan);
   std::string label = std::string(name) + " " + mpt::TName(t) + " " + mpt::OName(op);
   if (r != weftSuccess) return x.report->Case(false, label, weftGetLastError(x.comm));
   for (int run = 0; run < 3; ++run) {
@@ -53,8 +56,9 @@ void CheckReduction(Ctx& x, const char* name, weftDataType_t t, weftRedOp_t op, 
   char text[256];
   size_t needed = 0;
   r = weftPlanDescribe(plan, text, sizeof(text), &needed);
-  x.report->Case(r == weftSuccess && needed > 1 && std::string(text).find(name) != std::string::npos,
-                 label + " describe", text);
+  x.report->Case(
+      r == weftSuccess && needed > 1 && std::string(text).find(name) != std::string::npos,
+      label + " describe", text);
   x.report->Case(weftPlanFree(plan) == weftSuccess, label + " free");
 }
 
@@ -62,19 +66,24 @@ void CheckMovement(Ctx& x) {
   const size_t n = 333;
   std::vector<int32_t> send(n * x.size), recv(n * x.size);
   weftPlan_t bcast, gather, a2a;
-  bool ok = weftBroadcastInit(send.data(), recv.data(), n, weftInt32, x.size - 1, x.comm, &bcast) == weftSuccess &&
-            weftAllGatherInit(send.data(), recv.data(), n, weftInt32, x.comm, &gather) == weftSuccess &&
-            weftAllToAllInit(send.data(), recv.data(), n, weftInt32, x.comm, &a2a) == weftSuccess;
+  bool ok =
+      weftBroadcastInit(send.data(), recv.data(), n, weftInt32, x.size - 1, x.comm, &bcast) ==
+          weftSuccess &&
+      weftAllGatherInit(send.data(), recv.data(), n, weftInt32, x.comm, &gather) == weftSuccess &&
+      weftAllToAllInit(send.data(), recv.data(), n, weftInt32, x.comm, &a2a) == weftSuccess;
   x.report->Case(ok, "movement plans created", weftGetLastError(x.comm));
   if (!ok) return;
   for (int run = 0; run < 2; ++run) {
-    for (size_t i = 0; i < send.size(); ++i) send[i] = static_cast<int32_t>(x.rank * 100000 + run * 10000 + i);
+    for (size_t i = 0; i < send.size(); ++i)
+      send[i] = static_cast<int32_t>(x.rank * 100000 + run * 10000 + i);
     bool good = weftPlanStart(bcast, nullptr) == weftSuccess && Complete(bcast, run) == weftSuccess;
-    for (size_t i = 0; i < n; ++i) good &= recv[i] == static_cast<int32_t>((x.size - 1) * 100000 + run * 10000 + i);
+    for (size_t i = 0; i < n; ++i)
+      good &= recv[i] == static_cast<int32_t>((x.size - 1) * 100000 + run * 10000 + i);
     x.report->Case(good, "broadcast plan run " + std::to_string(run));
     good = weftPlanStart(gather, nullptr) == weftSuccess && Complete(gather, run) == weftSuccess;
     for (int p = 0; p < x.size; ++p)
-      for (size_t i = 0; i < n; ++i) good &= recv[p * n + i] == static_cast<int32_t>(p * 100000 + run * 10000 + i);
+      for (size_t i = 0; i < n; ++i)
+        good &= recv[p * n + i] == static_cast<int32_t>(p * 100000 + run * 10000 + i);
     x.report->Case(good, "allgather plan run " + std::to_string(run));
     good = weftPlanStart(a2a, nullptr) == weftSuccess && Complete(a2a, run) == weftSuccess;
     for (int p = 0; p < x.size; ++p)
@@ -90,16 +99,20 @@ void CheckMovement(Ctx& x) {
 void CheckMisuse(Ctx& x) {
   std::vector<double> a(64, 1.0), b(64);
   weftPlan_t plan;
-  x.report->Case(weftAllReduceInit(a.data(), b.data(), 64, weftDouble, weftSum, x.comm, &plan) == weftSuccess,
-                 "misuse: init");
+  x.report->Case(
+      weftAllReduceInit(a.data(), b.data(), 64, weftDouble, weftSum, x.comm, &plan) == weftSuccess,
+      "misuse: init");
   // A comm with a live plan refuses destruction and stays usable.
   weftResult_t r = weftCommDestroy(x.comm);
-  x.report->Case(r == weftInvalidUsage, "misuse: destroy comm with a live plan", weftGetLastError(x.comm));
+  x.report->Case(r == weftInvalidUsage, "misuse: destroy comm with a live plan",
+                 weftGetLastError(x.comm));
   x.report->Case(weftPlanStart(plan, nullptr) == weftSuccess, "misuse: first start");
   r = weftPlanStart(plan, nullptr);
   x.report->Case(r == weftInvalidUsage, "misuse: second start while active", weftGetErrorString(r));
-  x.report->Case(weftPlanWait(plan) == weftSuccess && b[0] == x.size, "misuse: wait after refused start");
-  x.report->Case(weftPlanWait(plan) == weftSuccess, "misuse: wait with nothing active returns at once");
+  x.report->Case(weftPlanWait(plan) == weftSuccess && b[0] == x.size,
+                 "misuse: wait after refused start");
+  x.report->Case(weftPlanWait(plan) == weftSuccess,
+                 "misuse: wait with nothing active returns at once");
   x.report->Case(weftPlanFree(plan) == weftSuccess, "misuse: free");
   r = weftPlanStart(plan, nullptr);
   x.report->Case(r == weftInvalidUsage, "misuse: start a freed plan", weftGetErrorString(r));
@@ -121,7 +134,8 @@ int main(int argc, char** argv) {
     report.Case(false, "weftCommInitMPI", weftGetLastError(nullptr));
     return report.Finish("plan_test");
   }
-  for (weftDataType_t t : {weftInt8, weftUint64, weftFloat16, weftBfloat16, weftFloat32, weftFloat64}) {
+  for (weftDataType_t t :
+       {weftInt8, weftUint64, weftFloat16, weftBfloat16, weftFloat32, weftFloat64}) {
     for (int oi = 0; oi < weftNumOps; ++oi) {
       auto op = static_cast<weftRedOp_t>(oi);
       CheckReduction(x, "allreduce", t, op, -1, false);

@@ -41,7 +41,8 @@ TEST_F(CollArgsTest, PartialOverlapIsRejectedWithItsReason) {
   EXPECT_EQ(Check(CollKind::kAllReduce, b, b + 9, 10), weftInvalidArgument);
   EXPECT_NE(comm_.LastError().find("overlap"), std::string::npos);
   EXPECT_EQ(Check(CollKind::kAllGather, b + 5, b, 10), weftInvalidArgument);
-  EXPECT_EQ(Check(CollKind::kReduceScatter, b, b + 20, 10), weftInvalidArgument);  // rank 1's block is at 10
+  EXPECT_EQ(Check(CollKind::kReduceScatter, b, b + 20, 10),
+            weftInvalidArgument);  // rank 1's block is at 10
 }
 
 TEST_F(CollArgsTest, RootOnlyBuffers) {
@@ -55,9 +56,12 @@ TEST_F(CollArgsTest, RootOnlyBuffers) {
 
 TEST_F(CollArgsTest, BadTypesOpsRootsAndSizes) {
   float* b = buf_.data();
-  EXPECT_EQ(Check(CollKind::kAllReduce, b, b, 1, 0, static_cast<weftDataType_t>(10)), weftInvalidArgument);
-  EXPECT_EQ(Check(CollKind::kAllReduce, b, b, 1, 0, weftFloat32, static_cast<weftRedOp_t>(5)), weftInvalidArgument);
-  EXPECT_EQ(Check(CollKind::kAllGather, b + 1, b, 1, 0, weftFloat32, static_cast<weftRedOp_t>(5)), weftSuccess)
+  EXPECT_EQ(Check(CollKind::kAllReduce, b, b, 1, 0, static_cast<weftDataType_t>(10)),
+            weftInvalidArgument);
+  EXPECT_EQ(Check(CollKind::kAllReduce, b, b, 1, 0, weftFloat32, static_cast<weftRedOp_t>(5)),
+            weftInvalidArgument);
+  EXPECT_EQ(Check(CollKind::kAllGather, b + 1, b, 1, 0, weftFloat32, static_cast<weftRedOp_t>(5)),
+            weftSuccess)
       << "ops are ignored where a collective has none";
   EXPECT_EQ(Check(CollKind::kBroadcast, b, b, 1, 4), weftInvalidArgument);
   EXPECT_EQ(Check(CollKind::kSend, b, nullptr, 1, 1), weftInvalidUsage);  // to self

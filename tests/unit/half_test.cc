@@ -24,7 +24,7 @@ TEST(Half, KnownValues) {
   EXPECT_EQ(FloatToHalf(1.0f), 0x3c00);
   EXPECT_EQ(FloatToHalf(-2.0f), 0xc000);
   EXPECT_EQ(FloatToHalf(65504.0f), 0x7bff);
-  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);  // rounds to infinity
+  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);       // rounds to infinity
   EXPECT_EQ(FloatToHalf(5.9604645e-8f), 0x0001);  // smallest subnormal
   EXPECT_EQ(FloatToHalf(2.9802322e-8f), 0x0000);  // half of it: ties to even (zero)
   EXPECT_FLOAT_EQ(HalfToFloat(0x3555), 0.333251953125f);

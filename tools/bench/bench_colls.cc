@@ -16,15 +16,24 @@ using weft::check::Fill;
 
 MPI_Datatype NativeType(weftDataType_t t) {
   switch (t) {
-    case weftInt8: return MPI_INT8_T;
-    case weftUint8: return MPI_UINT8_T;
-    case weftInt32: return MPI_INT32_T;
-    case weftUint32: return MPI_UINT32_T;
-    case weftInt64: return MPI_INT64_T;
-    case weftUint64: return MPI_UINT64_T;
-    case weftFloat32: return MPI_FLOAT;
-    case weftFloat64: return MPI_DOUBLE;
-    default: return MPI_DATATYPE_NULL;
+    case weftInt8:
+      return MPI_INT8_T;
+    case weftUint8:
+      return MPI_UINT8_T;
+    case weftInt32:
+      return MPI_INT32_T;
+    case weftUint32:
+      return MPI_UINT32_T;
+    case weftInt64:
+      return MPI_INT64_T;
+    case weftUint64:
+      return MPI_UINT64_T;
+    case weftFloat32:
+      return MPI_FLOAT;
+    case weftFloat64:
+      return MPI_DOUBLE;
+    default:
+      return MPI_DATATYPE_NULL;
   }
 }
 
@@ -33,7 +42,9 @@ MPI_Op NativeOp(weftRedOp_t op) {
   return k[op];
 }
 
-bool Reduces(Coll c) { return c == Coll::kAllReduce || c == Coll::kReduce || c == Coll::kReduceScatter; }
+bool Reduces(Coll c) {
+  return c == Coll::kAllReduce || c == Coll::kReduce || c == Coll::kReduceScatter;
+}
 
 int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv) {
   const int n = static_cast<int>(s.count);
@@ -41,15 +52,20 @@ int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsign
   const MPI_Op op = NativeOp(x.op);
   const bool root = x.rank == x.root;
   switch (x.coll) {
-    case Coll::kAllReduce: return MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi);
+    case Coll::kAllReduce:
+      return MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi);
     case Coll::kReduce:
-      return MPI_Reduce(ip && root ? MPI_IN_PLACE : (ip ? recv : send), recv, n, t, op, x.root, x.mpi);
-    case Coll::kReduceScatter: return MPI_Reduce_scatter_block(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi);
-    case Coll::kAllGather: return MPI_Allgather(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi);
+      return MPI_Reduce(ip && root ? MPI_IN_PLACE : (ip ? recv : send), recv, n, t, op, x.root,
+                        x.mpi);
+    case Coll::kReduceScatter:
+      return MPI_Reduce_scatter_block(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi);
+    case Coll::kAllGather:
+      return MPI_Allgather(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi);
     case Coll::kBroadcast:
       if (!ip && root) std::memcpy(recv, send, s.send_bytes);  // same contract as weft's
       return MPI_Bcast(recv, n, t, x.root, x.mpi);
-    case Coll::kAllToAll: return MPI_Alltoall(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi);
+    case Coll::kAllToAll:
+      return MPI_Alltoall(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi);
   }
   return MPI_ERR_OTHER;
 }
@@ -58,15 +74,19 @@ int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned
   const size_t es = weft::TypeSize(x.type);
   const size_t n = s.count;
   switch (x.coll) {
-    case Coll::kAllReduce: return weftAllReduce(ip ? recv : send, recv, n, x.type, x.op, x.comm, nullptr);
-    case Coll::kReduce: return weftReduce(ip ? recv : send, recv, n, x.type, x.op, x.root, x.comm, nullptr);
+    case Coll::kAllReduce:
+      return weftAllReduce(ip ? recv : send, recv, n, x.type, x.op, x.comm, nullptr);
+    case Coll::kReduce:
+      return weftReduce(ip ? recv : send, recv, n, x.type, x.op, x.root, x.comm, nullptr);
     case Coll::kReduceScatter:
       return ip ? weftReduceScatter(recv, recv + x.rank * n * es, n, x.type, x.op, x.comm, nullptr)
                 : weftReduceScatter(send, recv, n, x.type, x.op, x.comm, nullptr);
     case Coll::kAllGather:
       return weftAllGather(ip ? recv + x.rank * n * es : send, recv, n, x.type, x.comm, nullptr);
-    case Coll::kBroadcast: return weftBroadcast(ip ? recv : send, recv, n, x.type, x.root, x.comm, nullptr);
-    case Coll::kAllToAll: return weftAllToAll(ip ? recv : send, recv, n, x.type, x.comm, nullptr);
+    case Coll::kBroadcast:
+      return weftBroadcast(ip ? recv : send, recv, n, x.type, x.root, x.comm, nullptr);
+    case Coll::kAllToAll:
+      return weftAllToAll(ip ? recv : send, recv, n, x.type, x.comm, nullptr);
   }
   return weftInternalError;
 }
@@ -131,7 +151,8 @@ bool NativeSupports(const Ctx& x, const Shape& s) {
 
 int RunOnce(Impl impl, const Ctx& x, const Shape& s, bool in_place, unsigned char* send,
             unsigned char* recv) {
-  int rc = impl == Impl::kNative ? RunNative(x, s, in_place, send, recv) : RunWeft(x, s, in_place, send, recv);
+  int rc = impl == Impl::kNative ? RunNative(x, s, in_place, send, recv)
+                                 : RunWeft(x, s, in_place, send, recv);
   if (rc != 0) {
     if (impl == Impl::kWeft) {
       std::fprintf(stderr, "weft-bench: %s failed: %s: %s\n", CollName(x.coll),
@@ -172,8 +193,10 @@ size_t Validate(Impl impl, const Ctx& x, const Shape& s, bool ip, unsigned char*
       return CountWrong(x.type, x.op, P, seed, out, n, first, nullptr);
     }
     case Coll::kBroadcast:
-      if (x.rank == x.root) Fill(x.type, weftSum, x.root, seed, in, n);
-      else std::memset(recv, 0, block);
+      if (x.rank == x.root)
+        Fill(x.type, weftSum, x.root, seed, in, n);
+      else
+        std::memset(recv, 0, block);
       if (RunOnce(impl, x, s, ip, send, recv) != 0) return n;
       Fill(x.type, weftSum, x.root, seed, want.data(), n);
       return CountDiffs(recv, want.data(), n, es);

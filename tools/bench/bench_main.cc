@@ -26,8 +26,10 @@ size_t RotationBytes() {
 
 void FillOnes(weftDataType_t t, unsigned char* p, size_t n) {
   for (size_t i = 0; i < n; ++i) {
-    if (weft::IsFloatType(t)) weft::check::StoreF(t, p, i, 1.0);
-    else weft::check::StoreI(t, p, i, 1);
+    if (weft::IsFloatType(t))
+      weft::check::StoreF(t, p, i, 1.0);
+    else
+      weft::check::StoreI(t, p, i, 1);
   }
 }
 
@@ -42,8 +44,8 @@ struct BufferSet {
 };
 
 // Measures one (size, place): both implementations interleaved; returns false on a failure.
-bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place, std::vector<Record>* out,
-             Record* native_rec, Record* weft_rec, bool* native_ran) {
+bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place,
+             std::vector<Record>* out, Record* native_rec, Record* weft_rec, bool* native_ran) {
   const size_t es = weft::TypeSize(x.type);
   const size_t per_set = std::max<size_t>(1, in_place ? s.buf_bytes : s.send_bytes + s.recv_bytes);
   const size_t sets = std::clamp<size_t>((RotationBytes() + per_set - 1) / per_set, 1, 32);
@@ -133,7 +135,8 @@ int main(int argc, char** argv) {
   int code = 0;
   if (!ParseOptions(argc, argv, &o, &code) || (o.root < 0 || o.root >= size)) {
     if (o.root < 0 || o.root >= size) code = 2;
-    if (rank == 0 && code == 2 && (o.root < 0 || o.root >= size)) std::fprintf(stderr, "weft-bench: root out of range\n");
+    if (rank == 0 && code == 2 && (o.root < 0 || o.root >= size))
+      std::fprintf(stderr, "weft-bench: root out of range\n");
     MPI_Finalize();
     return code;
   }
@@ -180,9 +183,11 @@ int main(int argc, char** argv) {
   }
   if (rank == 0) {
     std::printf("# wrong elements: weft %lld, native %lld%s\n", weft_wrong, native_wrong,
-                native_wrong > 0 ? " (native MPI's own results; weft's are checked against the same reference)" : "");
-    std::printf("# average busbw: native %.3f GB/s, weft %.3f GB/s\n", bus_n[0] ? bus_sum[0] / bus_n[0] : 0.0,
-                bus_n[1] ? bus_sum[1] / bus_n[1] : 0.0);
+                native_wrong > 0
+                    ? " (native MPI's own results; weft's are checked against the same reference)"
+                    : "");
+    std::printf("# average busbw: native %.3f GB/s, weft %.3f GB/s\n",
+                bus_n[0] ? bus_sum[0] / bus_n[0] : 0.0, bus_n[1] ? bus_sum[1] / bus_n[1] : 0.0);
     if (!o.csv.empty() && !WriteCsv(o.csv, rows)) {
       std::fprintf(stderr, "weft-bench: cannot write %s\n", o.csv.c_str());
       failed = true;

@@ -10,15 +10,17 @@ namespace bench {
 namespace {
 
 constexpr Coll kAll[] = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather,
-                         Coll::kBroadcast, Coll::kReduce, Coll::kAllToAll};
+                         Coll::kBroadcast, Coll::kReduce,        Coll::kAllToAll};
 
 void Usage() {
   std::fprintf(stderr,
-               "usage: weft-bench <allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|all> [flags]\n"
+               "usage: weft-bench "
+               "<allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|all> [flags]\n"
                "  -b, --minbytes N   smallest per-rank send buffer (default 8; K, M, G suffixes)\n"
                "  -e, --maxbytes N   largest (default 64M)\n"
                "  -f, --stepfactor F multiply the size by F each step (default 2)\n"
-               "  -d, --datatype T   int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double (default double)\n"
+               "  -d, --datatype T   int8 uint8 int32 uint32 int64 uint64 half bfloat16 float "
+               "double (default double)\n"
                "  -o, --op O         sum prod max min avg (default sum)\n"
                "  -r, --root R       root of broadcast and reduce (default 0)\n"
                "  -w, --warmup_iters N  untimed iterations per size (default 5)\n"
@@ -32,7 +34,8 @@ void Usage() {
 }  // namespace
 
 const char* CollName(Coll c) {
-  static const char* k[] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall"};
+  static const char* k[] = {"allreduce", "reduce_scatter", "allgather",
+                            "broadcast", "reduce",         "alltoall"};
   return k[static_cast<int>(c)];
 }
 
@@ -42,10 +45,23 @@ bool ParseSize(const std::string& text, size_t* out) {
   if (end == text.c_str() || v < 0) return false;
   size_t mult = 1;
   switch (*end) {
-    case 'K': case 'k': mult = 1u << 10; ++end; break;
-    case 'M': case 'm': mult = 1u << 20; ++end; break;
-    case 'G': case 'g': mult = 1u << 30; ++end; break;
-    default: break;
+    case 'K':
+    case 'k':
+      mult = 1u << 10;
+      ++end;
+      break;
+    case 'M':
+    case 'm':
+      mult = 1u << 20;
+      ++end;
+      break;
+    case 'G':
+    case 'g':
+      mult = 1u << 30;
+      ++end;
+      break;
+    default:
+      break;
   }
   if (*end == 'B' || *end == 'b') ++end;
   if (*end != '\0') return false;
@@ -82,21 +98,32 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
     }
     std::string v = argv[++i];
     bool ok = true;
-    if (a == "-b" || a == "--minbytes") ok = ParseSize(v, &o->min_bytes);
-    else if (a == "-e" || a == "--maxbytes") ok = ParseSize(v, &o->max_bytes);
-    else if (a == "-f" || a == "--stepfactor") ok = (o->factor = std::atof(v.c_str())) > 1;
-    else if (a == "-d" || a == "--datatype") ok = weft::ParseType(v, &o->type);
-    else if (a == "-o" || a == "--op") ok = weft::ParseOp(v, &o->op);
-    else if (a == "-r" || a == "--root") o->root = std::atoi(v.c_str());
-    else if (a == "-w" || a == "--warmup_iters") ok = (o->warmup = std::atoi(v.c_str())) >= 0;
-    else if (a == "-n" || a == "--iters") ok = (o->iters = std::atoi(v.c_str())) > 0;
-    else if (a == "-c" || a == "--check") o->check = std::atoi(v.c_str()) != 0;
+    if (a == "-b" || a == "--minbytes")
+      ok = ParseSize(v, &o->min_bytes);
+    else if (a == "-e" || a == "--maxbytes")
+      ok = ParseSize(v, &o->max_bytes);
+    else if (a == "-f" || a == "--stepfactor")
+      ok = (o->factor = std::atof(v.c_str())) > 1;
+    else if (a == "-d" || a == "--datatype")
+      ok = weft::ParseType(v, &o->type);
+    else if (a == "-o" || a == "--op")
+      ok = weft::ParseOp(v, &o->op);
+    else if (a == "-r" || a == "--root")
+      o->root = std::atoi(v.c_str());
+    else if (a == "-w" || a == "--warmup_iters")
+      ok = (o->warmup = std::atoi(v.c_str())) >= 0;
+    else if (a == "-n" || a == "--iters")
+      ok = (o->iters = std::atoi(v.c_str())) > 0;
+    else if (a == "-c" || a == "--check")
+      o->check = std::atoi(v.c_str()) != 0;
     else if (a == "--place") {
       o->out_of_place = v == "out" || v == "both";
       o->in_place = v == "in" || v == "both";
       ok = o->out_of_place || o->in_place;
-    } else if (a == "--csv") o->csv = v;
-    else if (a == "--json") o->json = v;
+    } else if (a == "--csv")
+      o->csv = v;
+    else if (a == "--json")
+      o->json = v;
     else {
       std::fprintf(stderr, "weft-bench: unknown flag %s\n", a.c_str());
       Usage();

@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
   }
   std::printf("weft build\n");
   for (const auto& [k, v] : weft::BuildInfo()) std::printf("  %-14s %s\n", k.c_str(), v.c_str());
-  std::printf("\nenvironment (value, then [default] where it differs; * = set in the environment)\n");
+  std::printf(
+      "\nenvironment (value, then [default] where it differs; * = set in the environment)\n");
   for (const auto& p : weft::ListParams()) {
     std::printf("  %s %-24s %s", p.set_in_env ? "*" : " ", p.name.c_str(),
                 p.value.empty() ? "(empty)" : p.value.c_str());
