@@ -4,12 +4,8 @@
 #include "example_util.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  weftComm_t comm;
-  CHECK(weftCommInitMPI(&comm, MPI_COMM_WORLD), NULL);
   int rank, size;
-  weftCommUserRank(comm, &rank);
-  weftCommCount(comm, &size);
+  weftComm_t comm = ExampleInit(&argc, &argv, &rank, &size);
   float mine[3] = {rank * 10.0f, rank * 10.0f + 1, rank * 10.0f + 2};
   float* all = malloc(3 * size * sizeof(float));
   CHECK(weftAllGather(mine, all, 3, weftFloat, comm, NULL), comm);
@@ -17,8 +13,5 @@ int main(int argc, char** argv) {
   for (int r = 0; r < size; ++r)
     for (int k = 0; k < 3; ++k) ok &= all[3 * r + k] == r * 10.0f + k;
   free(all);
-  CHECK(weftCommDestroy(comm), NULL);
-  int rc = Verdict(ok);
-  MPI_Finalize();
-  return rc;
+  return ExampleFinish(comm, ok);
 }

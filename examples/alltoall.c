@@ -5,12 +5,8 @@
 #include "example_util.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  weftComm_t comm;
-  CHECK(weftCommInitMPI(&comm, MPI_COMM_WORLD), NULL);
   int rank, size;
-  weftCommUserRank(comm, &rank);
-  weftCommCount(comm, &size);
+  weftComm_t comm = ExampleInit(&argc, &argv, &rank, &size);
   uint64_t* send = malloc(size * sizeof(uint64_t));
   uint64_t* recv = malloc(size * sizeof(uint64_t));
   for (int p = 0; p < size; ++p) send[p] = 100u * rank + p;
@@ -19,8 +15,5 @@ int main(int argc, char** argv) {
   for (int p = 0; p < size; ++p) ok &= recv[p] == 100u * p + rank;
   free(send);
   free(recv);
-  CHECK(weftCommDestroy(comm), NULL);
-  int rc = Verdict(ok);
-  MPI_Finalize();
-  return rc;
+  return ExampleFinish(comm, ok);
 }

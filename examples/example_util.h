@@ -17,6 +17,16 @@
     }                                                                          \
   } while (0)
 
+/* MPI_Init, then a weft communicator over MPI_COMM_WORLD with this rank and the rank count. */
+static weftComm_t ExampleInit(int* argc, char*** argv, int* rank, int* size) {
+  MPI_Init(argc, argv);
+  weftComm_t comm;
+  CHECK(weftCommInitMPI(&comm, MPI_COMM_WORLD), NULL);
+  CHECK(weftCommUserRank(comm, rank), comm);
+  CHECK(weftCommCount(comm, size), comm);
+  return comm;
+}
+
 /* Prints "Correct: YES" or "Correct: NO" on rank 0 and returns the exit code. */
 static int Verdict(int my_ok) {
   int all_ok = 0, rank = 0;
@@ -24,6 +34,14 @@ static int Verdict(int my_ok) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) printf("Correct: %s\n", all_ok ? "YES" : "NO");
   return all_ok ? 0 : 1;
+}
+
+/* Destroys the communicator, prints the verdict, finalizes MPI; returns the exit code. */
+static int ExampleFinish(weftComm_t comm, int my_ok) {
+  CHECK(weftCommDestroy(comm), NULL);
+  int rc = Verdict(my_ok);
+  MPI_Finalize();
+  return rc;
 }
 
 #endif

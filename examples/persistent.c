@@ -5,12 +5,8 @@
 #include "example_util.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  weftComm_t comm;
-  CHECK(weftCommInitMPI(&comm, MPI_COMM_WORLD), NULL);
   int rank, size;
-  weftCommUserRank(comm, &rank);
-  weftCommCount(comm, &size);
+  weftComm_t comm = ExampleInit(&argc, &argv, &rank, &size);
   float in[64], out[64];
   weftPlan_t plan;
   CHECK(weftAllReduceInit(in, out, 64, weftFloat, weftAvg, comm, &plan), comm);
@@ -25,8 +21,5 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 64; ++i) ok &= out[i] == (size - 1) / 2.0f + step;
   }
   CHECK(weftPlanFree(plan), comm);
-  CHECK(weftCommDestroy(comm), NULL);
-  int rc = Verdict(ok);
-  MPI_Finalize();
-  return rc;
+  return ExampleFinish(comm, ok);
 }

@@ -5,12 +5,8 @@
 #include "example_util.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  weftComm_t comm;
-  CHECK(weftCommInitMPI(&comm, MPI_COMM_WORLD), NULL);
   int rank, size;
-  weftCommUserRank(comm, &rank);
-  weftCommCount(comm, &size);
+  weftComm_t comm = ExampleInit(&argc, &argv, &rank, &size);
   const int root = size - 1;
   const size_t n = 777;
   int64_t* send = malloc(n * sizeof(int64_t));
@@ -30,8 +26,5 @@ int main(int argc, char** argv) {
   }
   free(send);
   free(recv);
-  CHECK(weftCommDestroy(comm), NULL);
-  int rc = Verdict(ok);
-  MPI_Finalize();
-  return rc;
+  return ExampleFinish(comm, ok);
 }

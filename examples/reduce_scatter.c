@@ -5,12 +5,8 @@
 #include "example_util.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  weftComm_t comm;
-  CHECK(weftCommInitMPI(&comm, MPI_COMM_WORLD), NULL);
   int rank, size;
-  weftCommUserRank(comm, &rank);
-  weftCommCount(comm, &size);
+  weftComm_t comm = ExampleInit(&argc, &argv, &rank, &size);
   const size_t block = 257;
   int32_t* send = malloc(block * size * sizeof(int32_t));
   int32_t* recv = malloc(block * sizeof(int32_t));
@@ -23,8 +19,5 @@ int main(int argc, char** argv) {
   }
   free(send);
   free(recv);
-  CHECK(weftCommDestroy(comm), NULL);
-  int rc = Verdict(ok);
-  MPI_Finalize();
-  return rc;
+  return ExampleFinish(comm, ok);
 }

@@ -2,12 +2,8 @@
 #include "example_util.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  weftComm_t comm;
-  CHECK(weftCommInitMPI(&comm, MPI_COMM_WORLD), NULL);
   int rank, size;
-  weftCommUserRank(comm, &rank);
-  weftCommCount(comm, &size);
+  weftComm_t comm = ExampleInit(&argc, &argv, &rank, &size);
   int ok = 1;
   if (size > 1) {
     int token = 0;
@@ -23,8 +19,5 @@ int main(int argc, char** argv) {
     }
   }
   CHECK(weftBarrier(comm, NULL), comm);
-  CHECK(weftCommDestroy(comm), NULL);
-  int rc = Verdict(ok);
-  MPI_Finalize();
-  return rc;
+  return ExampleFinish(comm, ok);
 }

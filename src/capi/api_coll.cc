@@ -33,24 +33,11 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
   });
 }
 
-CollArgs Args(CollKind k, const void* s, void* r, size_t n, weftDataType_t t, weftRedOp_t op,
-              int root) {
-  CollArgs a;
-  a.kind = k;
-  a.send = s;
-  a.recv = r;
-  a.count = n;
-  a.type = t;
-  a.op = op;
-  a.root = root;
-  return a;
-}
-
 }  // namespace
 }  // namespace weft
 
-using weft::Args;
 using weft::CollKind;
+using weft::MakeArgs;
 using weft::RunBlocking;
 
 extern "C" {
@@ -58,59 +45,61 @@ extern "C" {
 weftResult_t weftAllReduce(const void* sendbuff, void* recvbuff, size_t count,
                            weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
                            weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kAllReduce, sendbuff, recvbuff, count, datatype, op, 0), comm,
-                     stream);
+  return RunBlocking(MakeArgs(CollKind::kAllReduce, sendbuff, recvbuff, count, datatype, op, 0),
+                     comm, stream);
 }
 
 weftResult_t weftReduce(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
                         weftRedOp_t op, int root, weftComm_t comm, weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kReduce, sendbuff, recvbuff, count, datatype, op, root), comm,
-                     stream);
+  return RunBlocking(MakeArgs(CollKind::kReduce, sendbuff, recvbuff, count, datatype, op, root),
+                     comm, stream);
 }
 
 weftResult_t weftBroadcast(const void* sendbuff, void* recvbuff, size_t count,
                            weftDataType_t datatype, int root, weftComm_t comm,
                            weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kBroadcast, sendbuff, recvbuff, count, datatype, weftSum, root),
-                     comm, stream);
+  return RunBlocking(
+      MakeArgs(CollKind::kBroadcast, sendbuff, recvbuff, count, datatype, weftSum, root), comm,
+      stream);
 }
 
 weftResult_t weftAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
                            weftDataType_t datatype, weftComm_t comm, weftStream_t stream) {
   return RunBlocking(
-      Args(CollKind::kAllGather, sendbuff, recvbuff, sendcount, datatype, weftSum, 0), comm,
+      MakeArgs(CollKind::kAllGather, sendbuff, recvbuff, sendcount, datatype, weftSum, 0), comm,
       stream);
 }
 
 weftResult_t weftReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
                                weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
                                weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, 0),
-                     comm, stream);
+  return RunBlocking(
+      MakeArgs(CollKind::kReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, 0), comm,
+      stream);
 }
 
 weftResult_t weftAllToAll(const void* sendbuff, void* recvbuff, size_t count_per_peer,
                           weftDataType_t datatype, weftComm_t comm, weftStream_t stream) {
   return RunBlocking(
-      Args(CollKind::kAllToAll, sendbuff, recvbuff, count_per_peer, datatype, weftSum, 0), comm,
+      MakeArgs(CollKind::kAllToAll, sendbuff, recvbuff, count_per_peer, datatype, weftSum, 0), comm,
       stream);
 }
 
 weftResult_t weftBarrier(weftComm_t comm, weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kBarrier, nullptr, nullptr, 0, weftInt8, weftSum, 0), comm,
+  return RunBlocking(MakeArgs(CollKind::kBarrier, nullptr, nullptr, 0, weftInt8, weftSum, 0), comm,
                      stream);
 }
 
 weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype, int peer,
                       weftComm_t comm, weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kSend, sendbuff, nullptr, count, datatype, weftSum, peer), comm,
-                     stream);
+  return RunBlocking(MakeArgs(CollKind::kSend, sendbuff, nullptr, count, datatype, weftSum, peer),
+                     comm, stream);
 }
 
 weftResult_t weftRecv(void* recvbuff, size_t count, weftDataType_t datatype, int peer,
                       weftComm_t comm, weftStream_t stream) {
-  return RunBlocking(Args(CollKind::kRecv, nullptr, recvbuff, count, datatype, weftSum, peer), comm,
-                     stream);
+  return RunBlocking(MakeArgs(CollKind::kRecv, nullptr, recvbuff, count, datatype, weftSum, peer),
+                     comm, stream);
 }
 
 }  // extern "C"

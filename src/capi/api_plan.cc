@@ -15,15 +15,7 @@ weftResult_t Init(const char* fn, CollKind k, const void* s, void* r, size_t n, 
     WEFT_CHECK(CheckComm(fn, comm));
     if (plan == nullptr) return comm->Fail(weftInvalidArgument, "%s: plan is NULL", fn);
     *plan = nullptr;
-    CollArgs a;
-    a.kind = k;
-    a.send = s;
-    a.recv = r;
-    a.count = n;
-    a.type = t;
-    a.op = op;
-    a.root = root;
-    return CreatePlan(*comm, a, plan);
+    return CreatePlan(*comm, MakeArgs(k, s, r, n, t, op, root), plan);
   });
 }
 

@@ -39,6 +39,20 @@ struct CollArgs {
   bool in_place = false;  // set by ValidateArgs
 };
 
+/// CollArgs from a C API call's arguments (root doubles as the peer of Send/Recv).
+inline CollArgs MakeArgs(CollKind kind, const void* send, void* recv, size_t count,
+                         weftDataType_t type, weftRedOp_t op, int root) {
+  CollArgs a;
+  a.kind = kind;
+  a.send = send;
+  a.recv = recv;
+  a.count = count;
+  a.type = type;
+  a.op = op;
+  a.root = root;
+  return a;
+}
+
 /// Checks every argument against comm; on success sets args->in_place. Errors:
 /// weftInvalidArgument (bad type/op/root/peer, null or partly overlapping buffers, sizes
 /// that overflow) with the reason recorded on comm.

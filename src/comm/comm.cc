@@ -4,18 +4,17 @@
 #include <cstdarg>
 #include <cstdio>
 #include <memory>
-#include <unordered_set>
 
 #include "comm/program_cache.h"
 #include "core/build_info.h"
+#include "core/live_set.h"
 #include "core/log.h"
 #include "core/params.h"
 
 namespace weft {
 namespace {
 
-std::mutex g_live_mu;
-std::unordered_set<const Comm*> g_live;
+LiveSet<Comm> g_live;
 thread_local std::string t_last_error;
 
 std::string VFormat(const char* fmt, va_list ap) {
@@ -44,10 +43,7 @@ Status FailNoComm(Status s, const char* fmt, ...) {
   return s;
 }
 
-bool IsLiveComm(const Comm* comm) {
-  std::lock_guard<std::mutex> lk(g_live_mu);
-  return comm != nullptr && g_live.count(comm) != 0;
-}
+bool IsLiveComm(const Comm* comm) { return g_live.Contains(comm); }
 
 Status CreateComm(MPI_Comm user, Comm** out) {
   *out = nullptr;
@@ -101,17 +97,13 @@ Status CreateComm(MPI_Comm user, Comm** out) {
     }
     if (f != nullptr) std::fclose(f);
   }
-  std::lock_guard<std::mutex> lk(g_live_mu);
-  g_live.insert(comm.get());
+  g_live.Add(comm.get());
   *out = comm.release();
   return weftSuccess;
 }
 
 Status DestroyComm(Comm* comm) {
-  {
-    std::lock_guard<std::mutex> lk(g_live_mu);
-    g_live.erase(comm);
-  }
+  g_live.Remove(comm);
   comm->cache->Clear();  // cached programs own MPI datatypes: free them before the comm
   if (comm->node_comm != MPI_COMM_NULL) MPI_Comm_free(&comm->node_comm);
   if (comm->mpi != MPI_COMM_NULL) MPI_Comm_free(&comm->mpi);

@@ -95,32 +95,6 @@ void Join(const void* src, void* dst, size_t n, int nranks) {
 
 }  // namespace
 
-MPI_Datatype MpiTypeOf(weftDataType_t type) {
-  switch (type) {
-    case weftInt8:
-      return MPI_INT8_T;
-    case weftUint8:
-      return MPI_UINT8_T;
-    case weftInt32:
-      return MPI_INT32_T;
-    case weftUint32:
-      return MPI_UINT32_T;
-    case weftInt64:
-      return MPI_INT64_T;
-    case weftUint64:
-      return MPI_UINT64_T;
-    case weftFloat16:
-    case weftBfloat16:
-      return MPI_UINT16_T;
-    case weftFloat32:
-      return MPI_FLOAT;
-    case weftFloat64:
-      return MPI_DOUBLE;
-    default:
-      return MPI_DATATYPE_NULL;
-  }
-}
-
 Status SelectWire(weftDataType_t type, weftRedOp_t op, Wire* w) {
   if (!g_ops_ready.load(std::memory_order_acquire)) {
     std::call_once(g_ops_once, [] {

@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "core/status.h"
+#include "native/mpi_types.h"
 
 namespace weft {
 
@@ -31,7 +32,5 @@ Status SelectWire(weftDataType_t type, weftRedOp_t op, Wire* out);
 void ToWire(const Wire& w, weftDataType_t type, const void* src, void* dst, size_t n);
 /// Converts n wire elements back to user elements, dividing by nranks for Avg.
 void FromWire(const Wire& w, weftDataType_t type, const void* src, void* dst, size_t n, int nranks);
-/// The MPI datatype of a weft type (fp16/bf16 as MPI_UINT16_T, for data movement).
-MPI_Datatype MpiTypeOf(weftDataType_t type);
 
 }  // namespace weft

@@ -1,17 +1,15 @@
 #include "plan/plan.h"
 
 #include <memory>
-#include <mutex>
-#include <unordered_set>
 
+#include "core/live_set.h"
 #include "core/log.h"
 #include "native/native_colls.h"
 
 namespace weft {
 namespace {
 
-std::mutex g_mu;
-std::unordered_set<const Plan*> g_live;
+LiveSet<Plan> g_live;
 
 }  // namespace
 
@@ -24,24 +22,17 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
   plan->description = DescribeNative(comm, plan->args, plan->program);
   WEFT_INFO(kPlan, "plan %p: %s", static_cast<void*>(plan.get()), plan->description.c_str());
   comm.live_plans.fetch_add(1);
-  std::lock_guard<std::mutex> lk(g_mu);
-  g_live.insert(plan.get());
+  g_live.Add(plan.get());
   *out = plan.release();
   return weftSuccess;
 }
 
 void DestroyPlan(Plan* plan) {
-  {
-    std::lock_guard<std::mutex> lk(g_mu);
-    g_live.erase(plan);
-  }
+  g_live.Remove(plan);
   if (IsLiveComm(plan->comm)) plan->comm->live_plans.fetch_sub(1);
   delete plan;
 }
 
-bool IsLivePlan(const Plan* plan) {
-  std::lock_guard<std::mutex> lk(g_mu);
-  return plan != nullptr && g_live.count(plan) != 0;
-}
+bool IsLivePlan(const Plan* plan) { return g_live.Contains(plan); }
 
 }  // namespace weft

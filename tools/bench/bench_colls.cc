@@ -7,6 +7,7 @@
 
 #include "check/reference.h"
 #include "core/dtype.h"
+#include "native/mpi_types.h"
 
 namespace bench {
 namespace {
@@ -14,27 +15,9 @@ namespace {
 using weft::check::CountWrong;
 using weft::check::Fill;
 
+// MPI cannot reduce or even name fp16/bf16: native runs none of them.
 MPI_Datatype NativeType(weftDataType_t t) {
-  switch (t) {
-    case weftInt8:
-      return MPI_INT8_T;
-    case weftUint8:
-      return MPI_UINT8_T;
-    case weftInt32:
-      return MPI_INT32_T;
-    case weftUint32:
-      return MPI_UINT32_T;
-    case weftInt64:
-      return MPI_INT64_T;
-    case weftUint64:
-      return MPI_UINT64_T;
-    case weftFloat32:
-      return MPI_FLOAT;
-    case weftFloat64:
-      return MPI_DOUBLE;
-    default:
-      return MPI_DATATYPE_NULL;
-  }
+  return t == weftFloat16 || t == weftBfloat16 ? MPI_DATATYPE_NULL : weft::MpiTypeOf(t);
 }
 
 MPI_Op NativeOp(weftRedOp_t op) {
