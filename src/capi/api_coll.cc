@@ -29,7 +29,7 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
       WEFT_TRACE(kColl, "built: %s", DescribeNative(*comm, a, *built).c_str());
       program = comm->cache->Keep(a, std::move(built), &uncached);
     }
-    return program->Run(*comm);
+    return program->Run(*comm, Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
   });
 }
 

@@ -85,7 +85,9 @@ weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
     WEFT_CHECK(weft::CheckHostStream("weftPlanStart", *plan->comm, stream));
     if (weft::GetParams().WEFT_CHECK_ARGS)
       WEFT_CHECK(weft::CheckArgsAgree(*plan->comm, plan->args));
-    return plan->program.Start(*plan->comm);
+    const weft::CollArgs& a = plan->args;
+    return plan->program.Start(
+        *plan->comm, weft::Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
   });
 }
 

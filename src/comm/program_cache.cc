@@ -5,10 +5,9 @@
 namespace weft {
 
 size_t ProgramCache::KeyHash::operator()(const CollArgs& a) const {
-  size_t h = std::hash<const void*>()(a.send);
+  size_t h = std::hash<size_t>()(a.count);
   auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
-  mix(std::hash<const void*>()(a.recv));
-  mix(a.count);
+  mix(a.in_place);
   mix(static_cast<size_t>(a.kind) << 16 | static_cast<size_t>(a.type) << 8 |
       static_cast<size_t>(a.op));
   mix(static_cast<size_t>(a.root));
@@ -16,11 +15,12 @@ size_t ProgramCache::KeyHash::operator()(const CollArgs& a) const {
 }
 
 bool ProgramCache::KeyEq::operator()(const CollArgs& a, const CollArgs& b) const {
-  return a.kind == b.kind && a.send == b.send && a.recv == b.recv && a.count == b.count &&
-         a.type == b.type && a.op == b.op && a.root == b.root;
+  return a.kind == b.kind && a.count == b.count && a.type == b.type && a.op == b.op &&
+         a.root == b.root && a.in_place == b.in_place;
 }
 
 NativeProgram* ProgramCache::Find(const CollArgs& args) {
+  std::lock_guard<std::mutex> lk(mu_);
   auto it = map_.find(args);
   if (it == map_.end()) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second.lru);
@@ -29,6 +29,7 @@ NativeProgram* ProgramCache::Find(const CollArgs& args) {
 
 NativeProgram* ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p,
                                   std::unique_ptr<NativeProgram>* not_kept) {
+  std::lock_guard<std::mutex> lk(mu_);
   if (capacity_ == 0 || p->scratch_bytes() > kMaxScratchBytes) {
     *not_kept = std::move(p);
     return not_kept->get();
@@ -44,6 +45,7 @@ NativeProgram* ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativePr
 }
 
 void ProgramCache::Clear() {
+  std::lock_guard<std::mutex> lk(mu_);
   map_.clear();
   lru_.clear();
 }

@@ -1,11 +1,13 @@
-// The cache for blocking calls: built programs keyed by the full call (buffers included), so
-// a repeated blocking collective skips validation's twin, lowering and allocation. Entries
-// with large scratch buffers are not kept, so the cache never holds much memory.
+// The cache for blocking calls: built programs keyed by the call's shape (kind, count, type,
+// op, root, in-place; not the buffers, which are bound at run time), so a repeated blocking
+// collective skips lowering and allocation. Programs with large scratch buffers are not kept,
+// so the cache never holds much memory.
 #pragma once
 
 #include <cstddef>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include "coll/coll_args.h"
@@ -13,19 +15,24 @@
 
 namespace weft {
 
-/// An LRU map from CollArgs to the NativeProgram built for them.
+/// An LRU map from a call's shape to the NativeProgram built for it.
 class ProgramCache {
  public:
   /// Programs whose scratch exceeds this are run once and not kept.
   static constexpr size_t kMaxScratchBytes = 1u << 20;
 
   explicit ProgramCache(size_t capacity) : capacity_(capacity) {}
-  /// The cached program for exactly these arguments, or null.
+  /// The cached program for this shape, or null.
   NativeProgram* Find(const CollArgs& args);
   /// Keeps p if it is small enough and the cache is on; returns the program to run (p's).
+  /// A program found or kept here must not be run by two threads at once: collectives on one
+  /// communicator are serial by MPI's rules, and point-to-point programs hold no scratch.
   NativeProgram* Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p,
                       std::unique_ptr<NativeProgram>* not_kept);
-  size_t size() const { return map_.size(); }
+  size_t size() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return map_.size();
+  }
   void Clear();
 
  private:
@@ -40,6 +47,7 @@ class ProgramCache {
     std::list<CollArgs>::iterator lru;
   };
   size_t capacity_;
+  std::mutex mu_;  // point-to-point calls may come from several threads on one comm
   std::list<CollArgs> lru_;  // front: most recently used
   std::unordered_map<CollArgs, Entry, KeyHash, KeyEq> map_;
 };

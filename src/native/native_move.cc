@@ -56,7 +56,6 @@ int MakeByteSpan(NativeProgram* p, size_t bytes, ByteSpan* out) {
 }
 
 void AddBroadcast(Comm& comm, const CollArgs& a, size_t bytes, NativeProgram* p) {
-  char* recv = static_cast<char*>(a.recv);
   const size_t piece = NativeChunkElems(1);
   MPI_Comm mc = comm.mpi;
   const int root = a.root;
@@ -64,12 +63,11 @@ void AddBroadcast(Comm& comm, const CollArgs& a, size_t bytes, NativeProgram* p)
     NativeStep s;
     s.what = "MPI_Bcast";
     const int n = static_cast<int>(std::min(piece, bytes - off));
-    char* buf = recv + off;
     if (off == 0 && comm.rank == root && !a.in_place) {
-      const void* send = a.send;
-      s.before = [=] { std::memcpy(recv, send, bytes); };
+      s.before = [=](const Bind& b) { std::memcpy(b.recv, b.send, bytes); };
     }
-    s.call = [=](MPI_Request* r) {
+    s.call = [=](const Bind& b, MPI_Request* r) {
+      char* buf = b.recv + off;
       return r ? MPI_Ibcast(buf, n, MPI_BYTE, root, mc, r) : MPI_Bcast(buf, n, MPI_BYTE, root, mc);
     };
     p->steps.push_back(std::move(s));
@@ -85,13 +83,13 @@ void AddPointToPoint(Comm& comm, const CollArgs& a, size_t bytes, NativeProgram*
     NativeStep s;
     s.what = is_send ? "MPI_Send" : "MPI_Recv";
     const int n = static_cast<int>(std::min(piece, bytes - off));
-    const char* sb = static_cast<const char*>(a.send) + (is_send ? off : 0);
-    char* rb = is_send ? nullptr : static_cast<char*>(a.recv) + off;
-    s.call = [=](MPI_Request* r) {
+    s.call = [=](const Bind& b, MPI_Request* r) {
       if (is_send) {
+        const char* sb = b.send + off;
         return r ? MPI_Isend(sb, n, MPI_BYTE, peer, kP2PTag, mc, r)
                  : MPI_Send(sb, n, MPI_BYTE, peer, kP2PTag, mc);
       }
+      char* rb = b.recv + off;
       return r ? MPI_Irecv(rb, n, MPI_BYTE, peer, kP2PTag, mc, r)
                : MPI_Recv(rb, n, MPI_BYTE, peer, kP2PTag, mc, MPI_STATUS_IGNORE);
     };
@@ -105,11 +103,12 @@ Status AddBlockExchange(Comm& comm, const CollArgs& a, size_t bytes, NativeProgr
   if (e != MPI_SUCCESS) return comm.FailMpi(e, "building a datatype for a large block");
   MPI_Comm mc = comm.mpi;
   const bool gather = a.kind == CollKind::kAllGather;
-  const void* sb = a.in_place ? MPI_IN_PLACE : a.send;
-  void* rb = a.recv;
+  const bool in_place = a.in_place;
   NativeStep s;
   s.what = gather ? "MPI_Allgather" : "MPI_Alltoall";
-  s.call = [=](MPI_Request* r) {
+  s.call = [=](const Bind& b, MPI_Request* r) {
+    const void* sb = in_place ? MPI_IN_PLACE : b.send;
+    void* rb = b.recv;
     if (gather) {
       return r ? MPI_Iallgather(sb, span.count, span.type, rb, span.count, span.type, mc, r)
                : MPI_Allgather(sb, span.count, span.type, rb, span.count, span.type, mc);
@@ -141,7 +140,9 @@ Status BuildNativeMovement(Comm& comm, const CollArgs& a, NativeProgram* p) {
       MPI_Comm mc = comm.mpi;
       NativeStep s;
       s.what = "MPI_Barrier";
-      s.call = [=](MPI_Request* r) { return r ? MPI_Ibarrier(mc, r) : MPI_Barrier(mc); };
+      s.call = [=](const Bind&, MPI_Request* r) {
+        return r ? MPI_Ibarrier(mc, r) : MPI_Barrier(mc);
+      };
       p->steps.push_back(std::move(s));
       break;
     }

@@ -13,22 +13,22 @@ void* NativeProgram::Scratch(size_t bytes) {
   return scratch_.back().get();
 }
 
-Status NativeProgram::Run(Comm& comm) {
+Status NativeProgram::Run(Comm& comm, const Bind& bind) {
   if (active_)
     return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");
   for (auto& s : steps) {
-    if (s.before) s.before();
-    int err = s.call(nullptr);
+    if (s.before) s.before(bind);
+    int err = s.call(bind, nullptr);
     if (err != MPI_SUCCESS) return comm.FailMpi(err, s.what);
-    if (s.after) s.after();
+    if (s.after) s.after(bind);
   }
   return weftSuccess;
 }
 
 Status NativeProgram::Issue(Comm& comm) {
   NativeStep& s = steps[next_];
-  if (s.before) s.before();
-  int err = s.call(&req_);
+  if (s.before) s.before(bind_);
+  int err = s.call(bind_, &req_);
   if (err != MPI_SUCCESS) {
     active_ = false;
     req_ = MPI_REQUEST_NULL;
@@ -37,10 +37,11 @@ Status NativeProgram::Issue(Comm& comm) {
   return weftSuccess;
 }
 
-Status NativeProgram::Start(Comm& comm) {
+Status NativeProgram::Start(Comm& comm, const Bind& bind) {
   if (active_)
     return comm.Fail(weftInvalidUsage, "weftPlanStart: the previous start is not complete");
   next_ = 0;
+  bind_ = bind;
   active_ = true;
   if (steps.empty()) {
     active_ = false;
@@ -59,7 +60,7 @@ Status NativeProgram::Test(Comm& comm, bool* done) {
       return comm.FailMpi(err, steps[next_].what);
     }
     if (!flag) return weftSuccess;
-    if (steps[next_].after) steps[next_].after();
+    if (steps[next_].after) steps[next_].after(bind_);
     if (++next_ == steps.size()) {
       active_ = false;
       *done = true;
@@ -77,7 +78,7 @@ Status NativeProgram::Wait(Comm& comm) {
       active_ = false;
       return comm.FailMpi(err, steps[next_].what);
     }
-    if (steps[next_].after) steps[next_].after();
+    if (steps[next_].after) steps[next_].after(bind_);
     if (++next_ == steps.size()) {
       active_ = false;
       break;

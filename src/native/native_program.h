@@ -1,7 +1,9 @@
 // A collective lowered onto native MPI routines: a list of steps, each an optional local
 // pre-pass (pack, widen), one MPI call and an optional post-pass (narrow, divide, move).
-// The same program runs blocking (MPI's blocking routines, as fast as the native call) or
-// step by step on nonblocking requests (persistent plans: Start, then Test/Wait resume it).
+// A program is built from a call's shape (kind, count, type, op, root, in-place) and bound
+// to buffers only when it runs, so one program serves every blocking call of that shape.
+// It runs blocking (MPI's blocking routines, as fast as the native call) or step by step on
+// nonblocking requests (persistent plans: Start, then Test/Wait resume it).
 #pragma once
 
 #include <mpi.h>
@@ -16,16 +18,22 @@
 
 namespace weft {
 
+/// The user buffers of one execution.
+struct Bind {
+  const char* send = nullptr;
+  char* recv = nullptr;
+};
+
 /// One MPI call with its local work around it.
 struct NativeStep {
-  std::function<void()> before;
+  std::function<void(const Bind&)> before;
   /// Issues the MPI call: blocking when req is null, else nonblocking into *req.
-  std::function<int(MPI_Request* req)> call;
-  std::function<void()> after;
+  std::function<int(const Bind&, MPI_Request* req)> call;
+  std::function<void(const Bind&)> after;
   const char* what = "";  // MPI routine name, for error messages
 };
 
-/// An executable native collective, bound to its buffers.
+/// An executable native collective for one call shape.
 class NativeProgram {
  public:
   NativeProgram() = default;
@@ -33,10 +41,10 @@ class NativeProgram {
   NativeProgram& operator=(const NativeProgram&) = delete;
   ~NativeProgram();
 
-  /// Runs every step to completion with blocking MPI calls.
-  Status Run(Comm& comm);
-  /// Begins a nonblocking execution.
-  Status Start(Comm& comm);
+  /// Runs every step on these buffers to completion with blocking MPI calls.
+  Status Run(Comm& comm, const Bind& bind);
+  /// Begins a nonblocking execution on these buffers.
+  Status Start(Comm& comm, const Bind& bind);
   /// Advances a started execution; *done once every step has completed.
   Status Test(Comm& comm, bool* done);
   /// Completes a started execution.
@@ -60,6 +68,7 @@ class NativeProgram {
   std::vector<MPI_Datatype> types_;
   size_t scratch_bytes_ = 0;
   size_t next_ = 0;
+  Bind bind_;  // the buffers of the active nonblocking execution
   MPI_Request req_ = MPI_REQUEST_NULL;
   bool active_ = false;
 };

@@ -6,6 +6,7 @@
 
 #include "core/dtype.h"
 #include "exec/reduce_kernels.h"
+#include "native/mpi_quirks.h"
 #include "native/native_colls.h"
 #include "native/wire.h"
 
@@ -33,38 +34,63 @@ struct Ctx {
   Wire w;
 };
 
+// Where a step's MPI send and receive buffers come from, resolved against the call's Bind.
+enum class Buf { kUser, kInPlace, kTmp, kRootTmp, kNone };
+
+// True when a Reduce at this root must not pass MPI_IN_PLACE (see mpi_quirks.h): the root
+// then reduces from a copy of its input.
+bool RootAvoidsInPlace(int root) {
+  return root > 0 && GetMpiQuirks().in_place_reduce_at_nonzero_root_crashes;
+}
+
 // AllReduce (root < 0) or Reduce (root >= 0) of elements [off, off+c). `tmp` holds the wire
-// form when the data is converted; `root_tmp` is a second buffer that only a Reduce's root
-// uses. A Reduce never passes MPI_IN_PLACE: MPICH 4.0.2 can crash when a non-zero root does
-// (pmodels/mpich#6540, seen here as a segfault in MPI_Reduce), so an in-place root reduces
-// from a copy of its input instead.
+// form when the data is converted; `root_tmp` is a second buffer that a Reduce's root uses
+// for the converted result, or for a copy of its input where MPI_IN_PLACE is unsafe.
 NativeStep ReduceStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, void* tmp,
                       void* root_tmp) {
-  const auto* send = static_cast<const char*>(a.send) + off * x.es;
-  char* recv = a.recv ? static_cast<char*>(a.recv) + off * x.es : nullptr;
+  const size_t at = off * x.es;  // byte offset of this piece in the user buffers
   const int root = a.kind == CollKind::kReduce ? a.root : -1;
   const bool is_root = root == x.rank;
   const bool gets_result = root < 0 || is_root;
   NativeStep s;
   s.what = root < 0 ? "MPI_Allreduce" : "MPI_Reduce";
-  const void* sb = send;
-  void* rb = recv;
+  Buf src = Buf::kUser, dst = gets_result ? Buf::kUser : Buf::kNone;
   if (tmp != nullptr) {  // converted: reduce the wire form, convert the result back
-    s.before = [=] { ToWire(x.w, x.type, send, tmp, c); };
-    sb = root < 0 ? MPI_IN_PLACE : tmp;
-    rb = root < 0 ? tmp : (is_root ? root_tmp : nullptr);
-    void* result = rb;
-    if (gets_result) s.after = [=] { FromWire(x.w, x.type, result, recv, c, x.nranks); };
-  } else {
-    if (a.in_place && root < 0) sb = MPI_IN_PLACE;
-    if (a.in_place && is_root) {
-      s.before = [=] { std::memcpy(root_tmp, recv, c * x.es); };
-      sb = root_tmp;
+    s.before = [=](const Bind& b) { ToWire(x.w, x.type, b.send + at, tmp, c); };
+    src = root < 0 ? Buf::kInPlace : Buf::kTmp;
+    dst = root < 0 ? Buf::kTmp : (is_root ? Buf::kRootTmp : Buf::kNone);
+    void* result = root < 0 ? tmp : root_tmp;
+    if (gets_result) {
+      s.after = [=](const Bind& b) { FromWire(x.w, x.type, result, b.recv + at, c, x.nranks); };
     }
-    if (x.w.divide && gets_result) s.after = [=] { DivideFloats(recv, c, x.type, x.nranks); };
+  } else {
+    if (a.in_place && (root < 0 || (is_root && !RootAvoidsInPlace(root)))) src = Buf::kInPlace;
+    if (a.in_place && is_root && RootAvoidsInPlace(root)) {
+      s.before = [=](const Bind& b) { std::memcpy(root_tmp, b.recv + at, c * x.es); };
+      src = Buf::kRootTmp;
+    }
+    if (x.w.divide && gets_result) {
+      s.after = [=](const Bind& b) { DivideFloats(b.recv + at, c, x.type, x.nranks); };
+    }
   }
   const int n = static_cast<int>(c) * x.w.per_elem;
-  s.call = [=](MPI_Request* r) {
+  s.call = [=](const Bind& b, MPI_Request* r) {
+    auto resolve = [&](Buf k, char* user) -> void* {
+      switch (k) {
+        case Buf::kUser:
+          return user + at;
+        case Buf::kInPlace:
+          return MPI_IN_PLACE;
+        case Buf::kTmp:
+          return tmp;
+        case Buf::kRootTmp:
+          return root_tmp;
+        default:
+          return nullptr;
+      }
+    };
+    const void* sb = resolve(src, const_cast<char*>(b.send));
+    void* rb = resolve(dst, b.recv);
     if (root < 0) {
       return r ? MPI_Iallreduce(sb, rb, n, x.w.type, x.w.op, x.mc, r)
                : MPI_Allreduce(sb, rb, n, x.w.type, x.w.op, x.mc);
@@ -78,24 +104,22 @@ NativeStep ReduceStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, voi
 // ReduceScatter of piece [off, off+c) of every block, through a packed wire buffer.
 NativeStep ReduceScatterPackedStep(const Ctx& x, const CollArgs& a, size_t off, size_t c,
                                    void* tmp) {
-  const auto* send = static_cast<const char*>(a.send);
-  char* recv = static_cast<char*>(a.recv) + off * x.es;
+  const size_t at = off * x.es;
   const size_t block = a.count * x.es;
   NativeStep s;
   s.what = "MPI_Reduce_scatter_block";
-  s.before = [=] {
+  s.before = [=](const Bind& b) {
     for (int r = 0; r < x.nranks; ++r) {
-      ToWire(x.w, x.type, send + r * block + off * x.es, static_cast<char*>(tmp) + r * c * x.w.size,
-             c);
+      ToWire(x.w, x.type, b.send + r * block + at, static_cast<char*>(tmp) + r * c * x.w.size, c);
     }
   };
   const int n = static_cast<int>(c) * x.w.per_elem;
-  s.call = [=](MPI_Request* r) {
+  s.call = [=](const Bind&, MPI_Request* r) {
     return r ? MPI_Ireduce_scatter_block(MPI_IN_PLACE, tmp, n, x.w.type, x.w.op, x.mc, r)
              : MPI_Reduce_scatter_block(MPI_IN_PLACE, tmp, n, x.w.type, x.w.op, x.mc);
   };
   // In place, recv is block `rank` of send: pieces before `off` are already consumed.
-  s.after = [=] { FromWire(x.w, x.type, tmp, recv, c, x.nranks); };
+  s.after = [=](const Bind& b) { FromWire(x.w, x.type, tmp, b.recv + at, c, x.nranks); };
   return s;
 }
 
@@ -104,20 +128,19 @@ NativeStep ReduceScatterDirectStep(const Ctx& x, const CollArgs& a) {
   NativeStep s;
   s.what = "MPI_Reduce_scatter_block";
   const bool in_place = a.in_place;
-  // MPI's in-place form leaves the result at the start of the buffer; NCCL's wants it at
-  // block `rank`.
-  const void* sb = in_place ? MPI_IN_PLACE : a.send;
-  void* rb = in_place ? const_cast<void*>(a.send) : a.recv;
-  char* recv = static_cast<char*>(a.recv);
   const size_t bytes = a.count * x.es;
   const int n = static_cast<int>(a.count);
-  s.call = [=](MPI_Request* r) {
+  // MPI's in-place form leaves the result at the start of the buffer; NCCL's wants it at
+  // block `rank`.
+  s.call = [=](const Bind& b, MPI_Request* r) {
+    const void* sb = in_place ? MPI_IN_PLACE : b.send;
+    void* rb = in_place ? const_cast<char*>(b.send) : b.recv;
     return r ? MPI_Ireduce_scatter_block(sb, rb, n, x.w.type, x.w.op, x.mc, r)
              : MPI_Reduce_scatter_block(sb, rb, n, x.w.type, x.w.op, x.mc);
   };
-  s.after = [=] {
-    if (in_place && rb != recv) std::memmove(recv, rb, bytes);
-    if (x.w.divide) DivideFloats(recv, bytes / x.es, x.type, x.nranks);
+  s.after = [=](const Bind& b) {
+    if (in_place && b.send != b.recv) std::memmove(b.recv, b.send, bytes);
+    if (x.w.divide) DivideFloats(b.recv, bytes / x.es, x.type, x.nranks);
   };
   return s;
 }
@@ -147,8 +170,8 @@ Status BuildNativeReduction(Comm& comm, const CollArgs& a, NativeProgram* p) {
     const size_t chunk = NativeChunkElems(x.w.size, x.w.per_elem);
     const size_t c0 = std::min(chunk, n);
     void* tmp = converts && n > 0 ? p->Scratch(c0 * x.w.size) : nullptr;
-    const bool root_needs_tmp =
-        a.kind == CollKind::kReduce && a.root == comm.rank && (converts || a.in_place);
+    const bool root_needs_tmp = a.kind == CollKind::kReduce && a.root == comm.rank &&
+                                (converts || (a.in_place && RootAvoidsInPlace(a.root)));
     void* root_tmp = root_needs_tmp && n > 0 ? p->Scratch(c0 * x.w.size) : nullptr;
     for (size_t off = 0; off < n; off += chunk) {
       p->steps.push_back(ReduceStep(x, a, off, std::min(chunk, n - off), tmp, root_tmp));

@@ -5,27 +5,40 @@
 namespace weft {
 namespace {
 
-CollArgs Args(const void* send, size_t count) {
+CollArgs Args(const void* send, size_t count, bool in_place = false) {
   CollArgs a;
   a.kind = CollKind::kAllReduce;
   a.send = send;
   a.recv = nullptr;
   a.count = count;
+  a.in_place = in_place;
   return a;
 }
 
-TEST(ProgramCache, FindsOnlyExactCallsAndEvictsLeastRecentlyUsed) {
-  ProgramCache cache(2);
-  int a, b, c;
+TEST(ProgramCache, KeysOnTheShapeNotTheBuffers) {
+  ProgramCache cache(4);
+  int a, b;
   std::unique_ptr<NativeProgram> dropped;
-  NativeProgram* pa = cache.Keep(Args(&a, 1), std::make_unique<NativeProgram>(), &dropped);
-  cache.Keep(Args(&b, 1), std::make_unique<NativeProgram>(), &dropped);
-  EXPECT_EQ(cache.Find(Args(&a, 1)), pa);
-  EXPECT_EQ(cache.Find(Args(&a, 2)), nullptr) << "count is part of the key";
-  cache.Keep(Args(&c, 1), std::make_unique<NativeProgram>(), &dropped);  // evicts b, not a
+  NativeProgram* p = cache.Keep(Args(&a, 5), std::make_unique<NativeProgram>(), &dropped);
+  EXPECT_EQ(cache.Find(Args(&b, 5)), p) << "buffers are bound at run time";
+  EXPECT_EQ(cache.Find(Args(&a, 6)), nullptr) << "count is part of the key";
+  EXPECT_EQ(cache.Find(Args(&a, 5, true)), nullptr) << "in-place is part of the key";
+  CollArgs other = Args(&a, 5);
+  other.op = weftMax;
+  EXPECT_EQ(cache.Find(other), nullptr) << "op is part of the key";
+}
+
+TEST(ProgramCache, EvictsLeastRecentlyUsed) {
+  ProgramCache cache(2);
+  int a;
+  std::unique_ptr<NativeProgram> dropped;
+  NativeProgram* p1 = cache.Keep(Args(&a, 1), std::make_unique<NativeProgram>(), &dropped);
+  cache.Keep(Args(&a, 2), std::make_unique<NativeProgram>(), &dropped);
+  EXPECT_EQ(cache.Find(Args(&a, 1)), p1);                                // 1 is now most recent
+  cache.Keep(Args(&a, 3), std::make_unique<NativeProgram>(), &dropped);  // evicts 2
   EXPECT_EQ(cache.size(), 2u);
-  EXPECT_EQ(cache.Find(Args(&b, 1)), nullptr);
-  EXPECT_EQ(cache.Find(Args(&a, 1)), pa);
+  EXPECT_EQ(cache.Find(Args(&a, 2)), nullptr);
+  EXPECT_EQ(cache.Find(Args(&a, 1)), p1);
 }
 
 TEST(ProgramCache, DoesNotKeepLargeScratchOrWhenDisabled) {
