@@ -1,19 +1,44 @@
 // weft-info: version, build options and every environment knob with its current value.
 //   weft-info                 human-readable report
 //   weft-info --env-markdown  the knob table of docs/env.md (generated from params.def)
+//   weft-info --topology FILE load a topology dump (WEFT_TOPO_DUMP_FILE) and print its layout
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "core/build_info.h"
 #include "core/params.h"
+#include "topo/topology.h"
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--env-markdown") == 0) {
     std::fputs(weft::ParamsMarkdown().c_str(), stdout);
     return 0;
   }
+  if (argc > 2 && std::strcmp(argv[1], "--topology") == 0) {
+    std::ifstream f(argv[2]);
+    std::stringstream text;
+    text << f.rdbuf();
+    weft::Topology topo;
+    std::string why;
+    if (!f.good() && !f.eof()) why = "cannot read the file";
+    if (!why.empty() || !weft::Topology::FromText(text.str(), &topo, &why)) {
+      std::fprintf(stderr, "weft-info: %s: %s\n", argv[2], why.c_str());
+      return 1;
+    }
+    std::printf("%d ranks on %d nodes:", topo.nranks, topo.num_nodes());
+    for (const auto& node : topo.ranks_of_node) {
+      std::printf(" [");
+      for (size_t i = 0; i < node.size(); ++i) std::printf(i ? " %d" : "%d", node[i]);
+      std::printf("]");
+    }
+    std::printf("\n");
+    return 0;
+  }
   if (argc > 1) {
-    std::fprintf(stderr, "usage: weft-info [--env-markdown]\n");
+    std::fprintf(stderr, "usage: weft-info [--env-markdown | --topology FILE]\n");
     return 2;
   }
   std::printf("weft build\n");
