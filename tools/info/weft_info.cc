@@ -1,6 +1,7 @@
 // weft-info: version, build options and every environment knob with its current value.
 //   weft-info                 human-readable report
 //   weft-info --env-markdown  the knob table of docs/env.md (generated from params.def)
+//   weft-info --ir-markdown   the opcode table of docs/ir.md (generated from opcodes.def)
 //   weft-info --topology FILE load a topology dump (WEFT_TOPO_DUMP_FILE) and print its layout
 #include <cstdio>
 #include <cstring>
@@ -10,11 +11,16 @@
 
 #include "core/build_info.h"
 #include "core/params.h"
+#include "sched/ir/program.h"
 #include "topo/topology.h"
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--env-markdown") == 0) {
     std::fputs(weft::ParamsMarkdown().c_str(), stdout);
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--ir-markdown") == 0) {
+    std::fputs(weft::ir::OpcodesMarkdown().c_str(), stdout);
     return 0;
   }
   if (argc > 2 && std::strcmp(argv[1], "--topology") == 0) {
@@ -38,7 +44,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc > 1) {
-    std::fprintf(stderr, "usage: weft-info [--env-markdown | --topology FILE]\n");
+    std::fprintf(stderr, "usage: weft-info [--env-markdown | --ir-markdown | --topology FILE]\n");
     return 2;
   }
   std::printf("weft build\n");

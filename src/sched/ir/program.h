@@ -1,0 +1,88 @@
+// The schedule language (ir): a Program is the list of steps one rank performs. Buffers are
+// named, never raw pointers: a Ref is (space, node rank for the per-peer spaces, byte
+// offset), and lengths are bytes, so a Program can be rescaled for another count of the same
+// shape. See docs/ir.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weft/weft.h"
+
+namespace weft::ir {
+
+/// Opcodes, from opcodes.def.
+enum class Opcode : uint8_t {
+#define WEFT_OPCODE(name, mnemonic, operands, doc) k##name,
+#include "sched/ir/opcodes.def"
+#undef WEFT_OPCODE
+};
+
+/// Number of opcodes.
+inline constexpr int kNumOpcodes = 0
+#define WEFT_OPCODE(name, mnemonic, operands, doc) +1
+#include "sched/ir/opcodes.def"
+#undef WEFT_OPCODE
+    ;
+
+/// The mnemonic of an opcode ("copy").
+const char* Mnemonic(Opcode op);
+/// The operand letters of an opcode ("D S N"; see opcodes.def).
+const char* OperandSpec(Opcode op);
+/// The one-line meaning of an opcode.
+const char* OpcodeDoc(Opcode op);
+/// Finds an opcode by mnemonic.
+bool ParseMnemonic(const std::string& text, Opcode* out);
+
+/// Named buffer spaces.
+enum class Space : uint8_t {
+  kSend,      // this rank's send buffer
+  kRecv,      // this rank's receive buffer
+  kScratch,   // this rank's scratch buffer (sized by Program::scratch_bytes)
+  kShm,       // slot of node rank `rank` in the node's shared segment
+  kPeerSend,  // node peer `rank`'s send buffer (single copy)
+  kPeerRecv,  // node peer `rank`'s receive buffer (single copy)
+};
+
+/// True for the spaces that name a node peer.
+inline bool HasRank(Space s) {
+  return s == Space::kShm || s == Space::kPeerSend || s == Space::kPeerRecv;
+}
+
+/// A place in a named buffer.
+struct Ref {
+  Space space = Space::kSend;
+  int rank = 0;         // node rank, for kShm / kPeerSend / kPeerRecv
+  uint64_t offset = 0;  // bytes
+  bool operator==(const Ref& o) const {
+    return space == o.space && rank == o.rank && offset == o.offset;
+  }
+};
+
+/// One step. Fields an opcode does not use stay at their defaults.
+struct Instr {
+  Opcode op = Opcode::kFence;
+  Ref dst;
+  std::vector<Ref> srcs;  // one for Copy/Send, k for Reduce
+  uint64_t bytes = 0;
+  int peer = -1;       // Send/Recv: rank in the communicator; Wait: node rank
+  int counter = 0;     // Signal/Wait
+  uint64_t value = 0;  // Wait
+  weftRedOp_t redop = weftSum;
+  bool operator==(const Instr& o) const;
+};
+
+/// What one rank runs for one collective.
+struct Program {
+  int rank = 0, nranks = 1;
+  weftDataType_t dtype = weftFloat64;
+  uint64_t send_bytes = 0, recv_bytes = 0, scratch_bytes = 0, shm_slot_bytes = 0;
+  std::vector<Instr> code;
+  bool operator==(const Program& o) const;
+};
+
+/// Markdown table of every opcode (docs/ir.md embeds it; a unit test keeps them equal).
+std::string OpcodesMarkdown();
+
+}  // namespace weft::ir

@@ -1,0 +1,158 @@
+#include "sched/ir/verify.h"
+
+#include <map>
+#include <utility>
+
+#include "core/dtype.h"
+#include "sched/ir/text.h"
+
+namespace weft::ir {
+namespace {
+
+uint64_t SpaceSize(const Program& p, Space s) {
+  switch (s) {
+    case Space::kSend:
+    case Space::kPeerSend:
+      return p.send_bytes;
+    case Space::kRecv:
+    case Space::kPeerRecv:
+      return p.recv_bytes;
+    case Space::kScratch:
+      return p.scratch_bytes;
+    case Space::kShm:
+      return p.shm_slot_bytes;
+  }
+  return 0;
+}
+
+bool SameBuffer(const Ref& a, const Ref& b) {
+  return a.space == b.space && (!HasRank(a.space) || a.rank == b.rank);
+}
+
+bool Overlap(const Ref& a, const Ref& b, uint64_t n) {
+  return n > 0 && SameBuffer(a, b) && a.offset < b.offset + n && b.offset < a.offset + n;
+}
+
+std::string CheckRef(const Program& p, const Ref& r, uint64_t n) {
+  if (HasRank(r.space) && (r.rank < 0 || r.rank >= p.nranks)) {
+    return "node rank " + std::to_string(r.rank) + " out of range";
+  }
+  const uint64_t size = SpaceSize(p, r.space);
+  if (r.offset > size || n > size - r.offset) {
+    return RefText(r) + " + " + std::to_string(n) + " bytes exceeds the space (" +
+           std::to_string(size) + " bytes)";
+  }
+  return "";
+}
+
+std::string CheckInstr(const Program& p, const Instr& in) {
+  std::string e;
+  switch (in.op) {
+    case Opcode::kCopy:
+      if (in.srcs.size() != 1) return "copy needs one source";
+      if (!(e = CheckRef(p, in.dst, in.bytes)).empty()) return e;
+      if (!(e = CheckRef(p, in.srcs[0], in.bytes)).empty()) return e;
+      if (Overlap(in.dst, in.srcs[0], in.bytes)) return "copy source and destination overlap";
+      return "";
+    case Opcode::kReduce: {
+      if (in.srcs.empty()) return "reduce needs a source";
+      const uint64_t es = TypeSize(p.dtype);
+      if (es == 0 || in.bytes % es != 0) return "reduce length is not a whole number of elements";
+      if (!(e = CheckRef(p, in.dst, in.bytes)).empty()) return e;
+      for (size_t i = 0; i < in.srcs.size(); ++i) {
+        if (!(e = CheckRef(p, in.srcs[i], in.bytes)).empty()) return e;
+        const bool allowed_alias = i == 0 && in.dst == in.srcs[0];
+        if (!allowed_alias && Overlap(in.dst, in.srcs[i], in.bytes)) {
+          return "reduce destination overlaps source " + std::to_string(i);
+        }
+      }
+      return "";
+    }
+    case Opcode::kSend:
+    case Opcode::kRecv: {
+      if (in.peer < 0 || in.peer >= p.nranks) return "peer out of range";
+      if (in.peer == p.rank) return "send or receive to this rank itself";
+      const Ref& r = in.op == Opcode::kSend ? in.srcs.at(0) : in.dst;
+      if (in.op == Opcode::kRecv && (r.space == Space::kSend || r.space == Space::kPeerSend)) {
+        return "receive into a send buffer";
+      }
+      return CheckRef(p, r, in.bytes);
+    }
+    case Opcode::kSignal:
+      return in.counter < 0 ? "negative counter" : "";
+    case Opcode::kWait:
+      if (in.counter < 0) return "negative counter";
+      if (in.peer < 0 || in.peer >= p.nranks) return "peer out of range";
+      return "";
+    case Opcode::kWaitAll:
+    case Opcode::kFence:
+      return "";
+  }
+  return "unknown opcode";
+}
+
+}  // namespace
+
+bool VerifyProgram(const Program& p, std::string* why) {
+  if (p.nranks < 1 || p.rank < 0 || p.rank >= p.nranks) {
+    *why = "rank " + std::to_string(p.rank) + " of " + std::to_string(p.nranks) + " is invalid";
+    return false;
+  }
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    std::string e = CheckInstr(p, p.code[i]);
+    if (!e.empty()) {
+      *why = "rank " + std::to_string(p.rank) + " instr " + std::to_string(i) + " (" +
+             InstrText(p.code[i]) + "): " + e;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool VerifyMatching(const std::vector<Program>& programs, std::string* why) {
+  const int P = static_cast<int>(programs.size());
+  std::map<std::pair<int, int>, std::vector<uint64_t>> sends, recvs;  // (from, to) -> sizes
+  for (int r = 0; r < P; ++r) {
+    const Program& p = programs[r];
+    if (p.rank != r || p.nranks != P) {
+      *why = "program " + std::to_string(r) + " says rank " + std::to_string(p.rank) + " of " +
+             std::to_string(p.nranks);
+      return false;
+    }
+    if (!VerifyProgram(p, why)) return false;
+    for (const Instr& in : p.code) {
+      if (in.op == Opcode::kSend) sends[{r, in.peer}].push_back(in.bytes);
+      if (in.op == Opcode::kRecv) recvs[{in.peer, r}].push_back(in.bytes);
+    }
+  }
+  auto describe = [](std::pair<int, int> k) {
+    return std::to_string(k.first) + " -> " + std::to_string(k.second);
+  };
+  for (const auto& [key, sizes] : sends) {
+    const auto it = recvs.find(key);
+    const size_t got = it == recvs.end() ? 0 : it->second.size();
+    if (got != sizes.size()) {
+      *why = "messages " + describe(key) + ": " + std::to_string(sizes.size()) + " sent, " +
+             std::to_string(got) + " received";
+      return false;
+    }
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i] != it->second[i]) {
+        *why = "message " + std::to_string(i) + " " + describe(key) + ": " +
+               std::to_string(sizes[i]) + " bytes sent, " + std::to_string(it->second[i]) +
+               " expected";
+        return false;
+      }
+    }
+  }
+  for (const auto& [key, sizes] : recvs) {
+    if (sends.find(key) == sends.end()) {
+      *why =
+          "messages " + describe(key) + ": 0 sent, " + std::to_string(sizes.size()) + " received";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace weft::ir
