@@ -188,7 +188,7 @@ Status CheckArgsAgree(Comm& comm, const CollArgs& a) {
     both[i] = v[i];
     both[5 + i] = -v[i];
   }
-  int err = MPI_Allreduce(MPI_IN_PLACE, both, 10, MPI_INT64_T, MPI_MAX, comm.mpi);
+  int err = PMPI_Allreduce(MPI_IN_PLACE, both, 10, MPI_INT64_T, MPI_MAX, comm.mpi);
   if (err != MPI_SUCCESS) return comm.FailMpi(err, "WEFT_CHECK_ARGS: MPI_Allreduce");
   static const char* kWhat[5] = {"operation", "count", "datatype", "op", "root"};
   for (int i = 0; i < 5; ++i) {

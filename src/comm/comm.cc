@@ -48,8 +48,8 @@ bool IsLiveComm(const Comm* comm) { return g_live.Contains(comm); }
 Status CreateComm(MPI_Comm user, Comm** out) {
   *out = nullptr;
   int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
   if (!initialized || finalized) {
     return FailNoComm(weftInvalidUsage,
                       "weftCommInitMPI: MPI is not initialized (or already finalized)");
@@ -58,32 +58,32 @@ Status CreateComm(MPI_Comm user, Comm** out) {
     return FailNoComm(weftInvalidArgument, "weftCommInitMPI: mpi_comm is MPI_COMM_NULL");
   }
   int inter = 0;
-  if (MPI_Comm_test_inter(user, &inter) != MPI_SUCCESS || inter) {
+  if (PMPI_Comm_test_inter(user, &inter) != MPI_SUCCESS || inter) {
     return FailNoComm(weftInvalidArgument,
                       "weftCommInitMPI: inter-communicators are not supported");
   }
   auto comm = std::make_unique<Comm>();
-  int err = MPI_Comm_dup(user, &comm->mpi);
-  if (err == MPI_SUCCESS) err = MPI_Comm_set_errhandler(comm->mpi, MPI_ERRORS_RETURN);
+  int err = PMPI_Comm_dup(user, &comm->mpi);
+  if (err == MPI_SUCCESS) err = PMPI_Comm_set_errhandler(comm->mpi, MPI_ERRORS_RETURN);
   if (err != MPI_SUCCESS) {
-    if (comm->mpi != MPI_COMM_NULL) MPI_Comm_free(&comm->mpi);
+    if (comm->mpi != MPI_COMM_NULL) PMPI_Comm_free(&comm->mpi);
     comm->FailMpi(err, "weftCommInitMPI: MPI_Comm_dup");
     SetThreadLastError(comm->LastError());
     return weftMpiError;
   }
-  MPI_Comm_rank(comm->mpi, &comm->rank);
-  MPI_Comm_size(comm->mpi, &comm->size);
+  PMPI_Comm_rank(comm->mpi, &comm->rank);
+  PMPI_Comm_size(comm->mpi, &comm->size);
   const Params& params = GetParams();
   err = DiscoverTopology(comm->mpi, static_cast<int>(params.WEFT_VIRTUAL_NODES), &comm->topo,
                          &comm->node_comm);
   if (err != MPI_SUCCESS) {
     comm->FailMpi(err, "weftCommInitMPI: topology discovery");
     SetThreadLastError(comm->LastError());
-    MPI_Comm_free(&comm->mpi);
+    PMPI_Comm_free(&comm->mpi);
     return weftMpiError;
   }
   int world_rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   SetLogRank(world_rank);
   LogVersionOnce();
   WEFT_INFO(kInit, "comm %p: rank %d of %d, %d node(s), %d rank(s) on this node", (void*)comm.get(),
@@ -105,8 +105,8 @@ Status CreateComm(MPI_Comm user, Comm** out) {
 Status DestroyComm(Comm* comm) {
   g_live.Remove(comm);
   comm->cache->Clear();  // cached programs own MPI datatypes: free them before the comm
-  if (comm->node_comm != MPI_COMM_NULL) MPI_Comm_free(&comm->node_comm);
-  if (comm->mpi != MPI_COMM_NULL) MPI_Comm_free(&comm->mpi);
+  if (comm->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&comm->node_comm);
+  if (comm->mpi != MPI_COMM_NULL) PMPI_Comm_free(&comm->mpi);
   delete comm;
   return weftSuccess;
 }
@@ -136,7 +136,7 @@ weft::Status weftComm::Fail(weft::Status s, const char* fmt, ...) {
 weft::Status weftComm::FailMpi(int mpi_err, const char* what) {
   char msg[MPI_MAX_ERROR_STRING + 1] = {0};
   int len = 0;
-  if (MPI_Error_string(mpi_err, msg, &len) != MPI_SUCCESS)
+  if (PMPI_Error_string(mpi_err, msg, &len) != MPI_SUCCESS)
     std::snprintf(msg, sizeof(msg), "unknown");
   return Fail(weftMpiError, "%s failed: MPI error %d: %s", what, mpi_err, msg);
 }

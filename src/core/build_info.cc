@@ -10,7 +10,7 @@ namespace weft {
 std::vector<std::pair<std::string, std::string>> BuildInfo() {
   char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
   int len = 0;
-  MPI_Get_library_version(lib, &len);  // callable before MPI_Init
+  PMPI_Get_library_version(lib, &len);  // callable before MPI_Init
   std::string mpi(lib, len > 0 ? static_cast<size_t>(len) : 0);
   size_t cut = mpi.find_first_of("\n,");
   if (cut != std::string::npos) mpi.resize(cut);

@@ -17,6 +17,7 @@ enum LogSubsys : uint32_t {
   kTopo = 1u << 2,
   kPlan = 1u << 3,
   kEnv = 1u << 4,
+  kShim = 1u << 5,
   kAll = ~0u,
 };
 

@@ -11,7 +11,7 @@ const MpiQuirks& GetMpiQuirks() {
     MpiQuirks q;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
     int len = 0;
-    MPI_Get_library_version(lib, &len);
+    PMPI_Get_library_version(lib, &len);
     // "MPICH Version:\t4.0.2 ..." (also MPICH derivatives that keep the prefix).
     q.in_place_reduce_at_nonzero_root_crashes = std::strncmp(lib, "MPICH Version:", 14) == 0;
     return q;

@@ -28,28 +28,28 @@ int MakeByteSpan(NativeProgram* p, size_t bytes, ByteSpan* out) {
   }
   const size_t q = bytes / piece, rem = bytes % piece;
   MPI_Datatype piece_t, body, whole = MPI_DATATYPE_NULL, sized;
-  int e = MPI_Type_contiguous(static_cast<int>(piece), MPI_BYTE, &piece_t);
+  int e = PMPI_Type_contiguous(static_cast<int>(piece), MPI_BYTE, &piece_t);
   if (e) return e;
-  e = MPI_Type_contiguous(static_cast<int>(q), piece_t, &body);
-  MPI_Type_free(&piece_t);
+  e = PMPI_Type_contiguous(static_cast<int>(q), piece_t, &body);
+  PMPI_Type_free(&piece_t);
   if (e) return e;
   if (rem == 0) {
     whole = body;
   } else {
     MPI_Datatype tail;
-    if ((e = MPI_Type_contiguous(static_cast<int>(rem), MPI_BYTE, &tail))) return e;
+    if ((e = PMPI_Type_contiguous(static_cast<int>(rem), MPI_BYTE, &tail))) return e;
     int lens[2] = {1, 1};
     MPI_Aint displs[2] = {0, static_cast<MPI_Aint>(q * piece)};
     MPI_Datatype types[2] = {body, tail};
-    e = MPI_Type_create_struct(2, lens, displs, types, &whole);
-    MPI_Type_free(&tail);
-    MPI_Type_free(&body);
+    e = PMPI_Type_create_struct(2, lens, displs, types, &whole);
+    PMPI_Type_free(&tail);
+    PMPI_Type_free(&body);
     if (e) return e;
   }
-  e = MPI_Type_create_resized(whole, 0, static_cast<MPI_Aint>(bytes), &sized);
-  MPI_Type_free(&whole);
+  e = PMPI_Type_create_resized(whole, 0, static_cast<MPI_Aint>(bytes), &sized);
+  PMPI_Type_free(&whole);
   if (e) return e;
-  if ((e = MPI_Type_commit(&sized))) return e;
+  if ((e = PMPI_Type_commit(&sized))) return e;
   p->Own(sized);
   *out = {1, sized};
   return MPI_SUCCESS;
@@ -68,7 +68,8 @@ void AddBroadcast(Comm& comm, const CollArgs& a, size_t bytes, NativeProgram* p)
     }
     s.call = [=](const Bind& b, MPI_Request* r) {
       char* buf = b.recv + off;
-      return r ? MPI_Ibcast(buf, n, MPI_BYTE, root, mc, r) : MPI_Bcast(buf, n, MPI_BYTE, root, mc);
+      return r ? PMPI_Ibcast(buf, n, MPI_BYTE, root, mc, r)
+               : PMPI_Bcast(buf, n, MPI_BYTE, root, mc);
     };
     p->steps.push_back(std::move(s));
   }
@@ -86,12 +87,12 @@ void AddPointToPoint(Comm& comm, const CollArgs& a, size_t bytes, NativeProgram*
     s.call = [=](const Bind& b, MPI_Request* r) {
       if (is_send) {
         const char* sb = b.send + off;
-        return r ? MPI_Isend(sb, n, MPI_BYTE, peer, kP2PTag, mc, r)
-                 : MPI_Send(sb, n, MPI_BYTE, peer, kP2PTag, mc);
+        return r ? PMPI_Isend(sb, n, MPI_BYTE, peer, kP2PTag, mc, r)
+                 : PMPI_Send(sb, n, MPI_BYTE, peer, kP2PTag, mc);
       }
       char* rb = b.recv + off;
-      return r ? MPI_Irecv(rb, n, MPI_BYTE, peer, kP2PTag, mc, r)
-               : MPI_Recv(rb, n, MPI_BYTE, peer, kP2PTag, mc, MPI_STATUS_IGNORE);
+      return r ? PMPI_Irecv(rb, n, MPI_BYTE, peer, kP2PTag, mc, r)
+               : PMPI_Recv(rb, n, MPI_BYTE, peer, kP2PTag, mc, MPI_STATUS_IGNORE);
     };
     p->steps.push_back(std::move(s));
   }
@@ -110,11 +111,11 @@ Status AddBlockExchange(Comm& comm, const CollArgs& a, size_t bytes, NativeProgr
     const void* sb = in_place ? MPI_IN_PLACE : b.send;
     void* rb = b.recv;
     if (gather) {
-      return r ? MPI_Iallgather(sb, span.count, span.type, rb, span.count, span.type, mc, r)
-               : MPI_Allgather(sb, span.count, span.type, rb, span.count, span.type, mc);
+      return r ? PMPI_Iallgather(sb, span.count, span.type, rb, span.count, span.type, mc, r)
+               : PMPI_Allgather(sb, span.count, span.type, rb, span.count, span.type, mc);
     }
-    return r ? MPI_Ialltoall(sb, span.count, span.type, rb, span.count, span.type, mc, r)
-             : MPI_Alltoall(sb, span.count, span.type, rb, span.count, span.type, mc);
+    return r ? PMPI_Ialltoall(sb, span.count, span.type, rb, span.count, span.type, mc, r)
+             : PMPI_Alltoall(sb, span.count, span.type, rb, span.count, span.type, mc);
   };
   p->steps.push_back(std::move(s));
   return weftSuccess;
@@ -141,7 +142,7 @@ Status BuildNativeMovement(Comm& comm, const CollArgs& a, NativeProgram* p) {
       NativeStep s;
       s.what = "MPI_Barrier";
       s.call = [=](const Bind&, MPI_Request* r) {
-        return r ? MPI_Ibarrier(mc, r) : MPI_Barrier(mc);
+        return r ? PMPI_Ibarrier(mc, r) : PMPI_Barrier(mc);
       };
       p->steps.push_back(std::move(s));
       break;

@@ -3,8 +3,8 @@
 namespace weft {
 
 NativeProgram::~NativeProgram() {
-  if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);
-  for (auto& t : types_) MPI_Type_free(&t);
+  if (req_ != MPI_REQUEST_NULL) PMPI_Wait(&req_, MPI_STATUS_IGNORE);
+  for (auto& t : types_) PMPI_Type_free(&t);
 }
 
 void* NativeProgram::Scratch(size_t bytes) {
@@ -54,7 +54,7 @@ Status NativeProgram::Test(Comm& comm, bool* done) {
   *done = !active_;
   while (active_) {
     int flag = 0;
-    int err = MPI_Test(&req_, &flag, MPI_STATUS_IGNORE);
+    int err = PMPI_Test(&req_, &flag, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS) {
       active_ = false;
       return comm.FailMpi(err, steps[next_].what);
@@ -73,7 +73,7 @@ Status NativeProgram::Test(Comm& comm, bool* done) {
 
 Status NativeProgram::Wait(Comm& comm) {
   while (active_) {
-    int err = MPI_Wait(&req_, MPI_STATUS_IGNORE);
+    int err = PMPI_Wait(&req_, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS) {
       active_ = false;
       return comm.FailMpi(err, steps[next_].what);

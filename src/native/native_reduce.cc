@@ -92,11 +92,11 @@ NativeStep ReduceStep(const Ctx& x, const CollArgs& a, size_t off, size_t c, voi
     const void* sb = resolve(src, const_cast<char*>(b.send));
     void* rb = resolve(dst, b.recv);
     if (root < 0) {
-      return r ? MPI_Iallreduce(sb, rb, n, x.w.type, x.w.op, x.mc, r)
-               : MPI_Allreduce(sb, rb, n, x.w.type, x.w.op, x.mc);
+      return r ? PMPI_Iallreduce(sb, rb, n, x.w.type, x.w.op, x.mc, r)
+               : PMPI_Allreduce(sb, rb, n, x.w.type, x.w.op, x.mc);
     }
-    return r ? MPI_Ireduce(sb, rb, n, x.w.type, x.w.op, root, x.mc, r)
-             : MPI_Reduce(sb, rb, n, x.w.type, x.w.op, root, x.mc);
+    return r ? PMPI_Ireduce(sb, rb, n, x.w.type, x.w.op, root, x.mc, r)
+             : PMPI_Reduce(sb, rb, n, x.w.type, x.w.op, root, x.mc);
   };
   return s;
 }
@@ -115,8 +115,8 @@ NativeStep ReduceScatterPackedStep(const Ctx& x, const CollArgs& a, size_t off, 
   };
   const int n = static_cast<int>(c) * x.w.per_elem;
   s.call = [=](const Bind&, MPI_Request* r) {
-    return r ? MPI_Ireduce_scatter_block(MPI_IN_PLACE, tmp, n, x.w.type, x.w.op, x.mc, r)
-             : MPI_Reduce_scatter_block(MPI_IN_PLACE, tmp, n, x.w.type, x.w.op, x.mc);
+    return r ? PMPI_Ireduce_scatter_block(MPI_IN_PLACE, tmp, n, x.w.type, x.w.op, x.mc, r)
+             : PMPI_Reduce_scatter_block(MPI_IN_PLACE, tmp, n, x.w.type, x.w.op, x.mc);
   };
   // In place, recv is block `rank` of send: pieces before `off` are already consumed.
   s.after = [=](const Bind& b) { FromWire(x.w, x.type, tmp, b.recv + at, c, x.nranks); };
@@ -135,8 +135,8 @@ NativeStep ReduceScatterDirectStep(const Ctx& x, const CollArgs& a) {
   s.call = [=](const Bind& b, MPI_Request* r) {
     const void* sb = in_place ? MPI_IN_PLACE : b.send;
     void* rb = in_place ? const_cast<char*>(b.send) : b.recv;
-    return r ? MPI_Ireduce_scatter_block(sb, rb, n, x.w.type, x.w.op, x.mc, r)
-             : MPI_Reduce_scatter_block(sb, rb, n, x.w.type, x.w.op, x.mc);
+    return r ? PMPI_Ireduce_scatter_block(sb, rb, n, x.w.type, x.w.op, x.mc, r)
+             : PMPI_Reduce_scatter_block(sb, rb, n, x.w.type, x.w.op, x.mc);
   };
   s.after = [=](const Bind& b) {
     if (in_place && b.send != b.recv) std::memmove(b.recv, b.send, bytes);

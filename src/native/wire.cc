@@ -39,21 +39,21 @@ void UserOp(void* in, void* inout, int* len, MPI_Datatype* t) {
 
 int FreeOpsAtFinalize(MPI_Comm, int, void*, void*) {
   for (MPI_Op& op : g_ops.op) {
-    if (op != MPI_OP_NULL) MPI_Op_free(&op);
+    if (op != MPI_OP_NULL) PMPI_Op_free(&op);
   }
   return MPI_SUCCESS;
 }
 
 void CreateOps() {
   int& e = g_ops.err;
-  if (!e) e = MPI_Op_create(&UserOp<weftSum>, 1, &g_ops.op[weftSum]);
-  if (!e) e = MPI_Op_create(&UserOp<weftProd>, 1, &g_ops.op[weftProd]);
-  if (!e) e = MPI_Op_create(&UserOp<weftMax>, 1, &g_ops.op[weftMax]);
-  if (!e) e = MPI_Op_create(&UserOp<weftMin>, 1, &g_ops.op[weftMin]);
+  if (!e) e = PMPI_Op_create(&UserOp<weftSum>, 1, &g_ops.op[weftSum]);
+  if (!e) e = PMPI_Op_create(&UserOp<weftProd>, 1, &g_ops.op[weftProd]);
+  if (!e) e = PMPI_Op_create(&UserOp<weftMax>, 1, &g_ops.op[weftMax]);
+  if (!e) e = PMPI_Op_create(&UserOp<weftMin>, 1, &g_ops.op[weftMin]);
   // MPI_Finalize deletes MPI_COMM_SELF's attributes first: free the ops there.
   int key = MPI_KEYVAL_INVALID;
-  if (!e) e = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &FreeOpsAtFinalize, &key, nullptr);
-  if (!e) e = MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
+  if (!e) e = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &FreeOpsAtFinalize, &key, nullptr);
+  if (!e) e = PMPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
 }
 
 // Built-in ops that some MPI library in use gets wrong, measured on this project's machines:

@@ -92,19 +92,19 @@ Topology Topology::SplitVirtual(int parts) const {
 
 int DiscoverTopology(MPI_Comm comm, int virtual_nodes, Topology* topo, MPI_Comm* node_comm) {
   int rank = 0, size = 0, err;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
   MPI_Comm shared = MPI_COMM_NULL;
-  if ((err = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared))) {
+  if ((err = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared))) {
     return err;
   }
   // A node is named by its lowest rank in comm.
   int leader = rank;
-  err = MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared);
+  err = PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared);
   std::vector<int> leaders(size);
-  if (!err) err = MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm);
+  if (!err) err = PMPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm);
   if (err) {
-    MPI_Comm_free(&shared);
+    PMPI_Comm_free(&shared);
     return err;
   }
   const Topology physical = Topology::FromNodeOfRank(leaders);
@@ -113,8 +113,8 @@ int DiscoverTopology(MPI_Comm comm, int virtual_nodes, Topology* topo, MPI_Comm*
     *node_comm = shared;
     return MPI_SUCCESS;
   }
-  err = MPI_Comm_split(shared, topo->node_of_rank[rank], rank, node_comm);
-  MPI_Comm_free(&shared);
+  err = PMPI_Comm_split(shared, topo->node_of_rank[rank], rank, node_comm);
+  PMPI_Comm_free(&shared);
   return err;
 }
 

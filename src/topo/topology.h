@@ -1,4 +1,4 @@
-// Which ranks share a node. Built from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), optionally
+// Which ranks share a node. Built from PMPI_Comm_split_type(MPI_COMM_TYPE_SHARED), optionally
 // split into virtual nodes (WEFT_VIRTUAL_NODES) so multi-node paths run on one machine. A
 // Topology has a text form that round-trips, so a file can reproduce a machine's layout.
 #pragma once

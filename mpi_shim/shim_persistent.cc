@@ -1,0 +1,334 @@
+// Persistent collectives (MPI 4's MPI_*_init, Open MPI 4.1's MPIX_*_init) and the request
+// calls for them. A request weft serves is a real, never-started native persistent request
+// paired with a weft plan: MPI_Start runs the plan instead, and since the native request stays
+// inactive, the native Wait/Test family completes it at once with an empty status, so mixed
+// arrays of weft and native requests need no surgery.
+#include <sched.h>
+
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/dtype.h"
+#include "shim_colls.h"
+#include "shim_state.h"
+
+#if MPI_VERSION >= 4
+#define WEFT_PCOLL(name) MPI_##name##_init
+#define WEFT_PPCOLL(name) PMPI_##name##_init
+#define WEFT_HAVE_PCOLL 1
+#elif defined(OPEN_MPI)
+#include <mpi-ext.h>  // defines OMPI_HAVE_MPI_EXT_PCOLLREQ where the extension is built
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define WEFT_PCOLL(name) MPIX_##name##_init
+#define WEFT_PPCOLL(name) PMPIX_##name##_init
+#define WEFT_HAVE_PCOLL 1
+#endif
+#endif
+
+#ifdef WEFT_HAVE_PCOLL
+
+using namespace weft::shim;
+
+namespace {
+
+struct Served {
+  weftPlan_t plan = nullptr;
+  bool active = false;
+  std::function<void()> after;  // local fix-up once the plan completes (in-place forms)
+};
+
+std::mutex g_mu;
+std::unordered_map<MPI_Request, Served> g_served;
+
+Served* Find(MPI_Request r) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  auto it = g_served.find(r);
+  return it == g_served.end() ? nullptr : &it->second;
+}
+
+// Registers a weft plan behind a freshly created native persistent request.
+int Serve(int native_rc, MPI_Request* req, weftResult_t made, weftPlan_t plan, MPI_Comm comm,
+          const char* fn, std::function<void()> after = nullptr) {
+  if (native_rc != MPI_SUCCESS) {
+    if (made == weftSuccess) weftPlanFree(plan);
+    return native_rc;
+  }
+  if (made != weftSuccess) {
+    // The native request is valid: it simply runs natively (a local choice here is safe
+    // only because plan creation is local and fails alike on every rank for bad arguments).
+    return Finish(made, comm, fn);
+  }
+  std::lock_guard<std::mutex> lk(g_mu);
+  g_served[*req] = Served{plan, false, std::move(after)};
+  return MPI_SUCCESS;
+}
+
+// Completes a served request's plan; runs its fix-up.
+int CompleteServed(Served* s) {
+  if (!s->active) return MPI_SUCCESS;
+  weftResult_t r = weftPlanWait(s->plan);
+  s->active = false;
+  if (r == weftSuccess && s->after) s->after();
+  return r == weftSuccess ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+// Polls a served request; true once complete (fix-up done).
+bool TestServed(Served* s) {
+  if (!s->active) return true;
+  int done = 0;
+  if (weftPlanTest(s->plan, &done) != weftSuccess || done) {
+    s->active = false;
+    if (done && s->after) s->after();
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+extern "C" {
+
+int WEFT_PCOLL(Allreduce)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                          MPI_Info info, MPI_Request* req) {
+  auto native = [&] { return WEFT_PPCOLL(Allreduce)(s, r, n, dt, op, comm, info, req); };
+  return Guard(
+      [&] {
+        weftDataType_t t;
+        weftRedOp_t o;
+        Route route = RouteReduction(dt, op, comm, "MPI_Allreduce_init", &t, &o);
+        if (!route.comm) return native();
+        weftPlan_t plan = nullptr;
+        weftResult_t made =
+            weftAllReduceInit(s == MPI_IN_PLACE ? r : s, r, n, t, o, route.comm, &plan);
+        return Serve(native(), req, made, plan, comm, "MPI_Allreduce_init");
+      },
+      native);
+}
+
+int WEFT_PCOLL(Reduce)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request* req) {
+  auto native = [&] { return WEFT_PPCOLL(Reduce)(s, r, n, dt, op, root, comm, info, req); };
+  return Guard(
+      [&] {
+        weftDataType_t t;
+        weftRedOp_t o;
+        Route route = RouteReduction(dt, op, comm, "MPI_Reduce_init", &t, &o);
+        if (!route.comm) return native();
+        weftPlan_t plan = nullptr;
+        weftResult_t made =
+            weftReduceInit(s == MPI_IN_PLACE ? r : s, r, n, t, o, root, route.comm, &plan);
+        return Serve(native(), req, made, plan, comm, "MPI_Reduce_init");
+      },
+      native);
+}
+
+int WEFT_PCOLL(Bcast)(void* buf, int n, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request* req) {
+  auto native = [&] { return WEFT_PPCOLL(Bcast)(buf, n, dt, root, comm, info, req); };
+  return Guard(
+      [&] {
+        size_t bytes;
+        Route route = RouteMovement(dt, n, dt, n, false, comm, "MPI_Bcast_init", &bytes);
+        if (!route.comm) return native();
+        weftPlan_t plan = nullptr;
+        weftResult_t made = weftBroadcastInit(buf, buf, bytes, weftUint8, root, route.comm, &plan);
+        return Serve(native(), req, made, plan, comm, "MPI_Bcast_init");
+      },
+      native);
+}
+
+int WEFT_PCOLL(Allgather)(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
+                          MPI_Comm comm, MPI_Info info, MPI_Request* req) {
+  auto native = [&] { return WEFT_PPCOLL(Allgather)(s, sn, st, r, rn, rt, comm, info, req); };
+  return Guard(
+      [&] {
+        size_t bytes;
+        const bool in_place = s == MPI_IN_PLACE;
+        Route route = RouteMovement(st, sn, rt, rn, !in_place, comm, "MPI_Allgather_init", &bytes);
+        if (!route.comm) return native();
+        const void* src = in_place ? static_cast<char*>(r) + RankOf(route.comm) * bytes : s;
+        weftPlan_t plan = nullptr;
+        weftResult_t made = weftAllGatherInit(src, r, bytes, weftUint8, route.comm, &plan);
+        return Serve(native(), req, made, plan, comm, "MPI_Allgather_init");
+      },
+      native);
+}
+
+int WEFT_PCOLL(Alltoall)(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
+                         MPI_Comm comm, MPI_Info info, MPI_Request* req) {
+  auto native = [&] { return WEFT_PPCOLL(Alltoall)(s, sn, st, r, rn, rt, comm, info, req); };
+  return Guard(
+      [&] {
+        size_t bytes;
+        const bool in_place = s == MPI_IN_PLACE;
+        Route route = RouteMovement(st, sn, rt, rn, !in_place, comm, "MPI_Alltoall_init", &bytes);
+        if (!route.comm) return native();
+        weftPlan_t plan = nullptr;
+        weftResult_t made =
+            weftAllToAllInit(in_place ? r : s, r, bytes, weftUint8, route.comm, &plan);
+        return Serve(native(), req, made, plan, comm, "MPI_Alltoall_init");
+      },
+      native);
+}
+
+int WEFT_PCOLL(Reduce_scatter_block)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op,
+                                     MPI_Comm comm, MPI_Info info, MPI_Request* req) {
+  auto native = [&] { return WEFT_PPCOLL(Reduce_scatter_block)(s, r, n, dt, op, comm, info, req); };
+  return Guard(
+      [&] {
+        weftDataType_t t;
+        weftRedOp_t o;
+        Route route = RouteReduction(dt, op, comm, "MPI_Reduce_scatter_block_init", &t, &o);
+        if (!route.comm) return native();
+        weftPlan_t plan = nullptr;
+        if (s != MPI_IN_PLACE) {
+          weftResult_t made = weftReduceScatterInit(s, r, n, t, o, route.comm, &plan);
+          return Serve(native(), req, made, plan, comm, "MPI_Reduce_scatter_block_init");
+        }
+        // MPI's in-place result goes to the start of r; weft's to block `rank`.
+        const size_t block = static_cast<size_t>(n) * weft::TypeSize(t);
+        char* mine = static_cast<char*>(r) + RankOf(route.comm) * block;
+        weftResult_t made = weftReduceScatterInit(r, mine, n, t, o, route.comm, &plan);
+        return Serve(native(), req, made, plan, comm, "MPI_Reduce_scatter_block_init",
+                     [r, mine, block] {
+                       if (mine != r) std::memmove(r, mine, block);
+                     });
+      },
+      native);
+}
+
+int MPI_Start(MPI_Request* req) {
+  if (Served* s = Find(*req)) {
+    if (weftPlanStart(s->plan, nullptr) != weftSuccess) return MPI_ERR_REQUEST;
+    s->active = true;
+    return MPI_SUCCESS;
+  }
+  return PMPI_Start(req);
+}
+
+int MPI_Startall(int n, MPI_Request reqs[]) {
+  for (int i = 0; i < n; ++i) {
+    int rc = MPI_Start(&reqs[i]);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Wait(MPI_Request* req, MPI_Status* status) {
+  if (Served* s = Find(*req)) {
+    int rc = CompleteServed(s);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return PMPI_Wait(req, status);  // inactive for a served request: empty status at once
+}
+
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  for (int i = 0; i < n; ++i) {
+    if (Served* s = Find(reqs[i])) {
+      int rc = CompleteServed(s);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+  }
+  return PMPI_Waitall(n, reqs, statuses);
+}
+
+int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
+  if (Served* s = Find(*req)) {
+    if (!TestServed(s)) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  return PMPI_Test(req, flag, status);
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  bool served_done = true;
+  for (int i = 0; i < n; ++i) {
+    if (Served* s = Find(reqs[i])) served_done &= TestServed(s);
+  }
+  if (!served_done) {  // MPI_Testall must not complete some requests and report false
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
+  return PMPI_Testall(n, reqs, flag, statuses);
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  bool served_active = false;
+  for (int i = 0; i < n; ++i) {
+    Served* s = Find(reqs[i]);
+    if (s == nullptr || !s->active) continue;
+    if (TestServed(s)) {
+      *index = i;
+      *flag = 1;
+      return PMPI_Wait(&reqs[i], status);  // empty status for the inactive native request
+    }
+    served_active = true;
+  }
+  int rc = PMPI_Testany(n, reqs, index, flag, status);
+  // No native request completed and none is active: report "none" only if no plan runs.
+  if (rc == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && served_active) *flag = 0;
+  return rc;
+}
+
+int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
+  for (;;) {
+    int flag = 0;
+    int rc = MPI_Testany(n, reqs, index, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+    sched_yield();  // ranks may outnumber cores
+  }
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  int done = 0;
+  bool served_active = false;
+  const bool ignore = statuses == MPI_STATUSES_IGNORE;
+  for (int i = 0; i < n; ++i) {
+    Served* s = Find(reqs[i]);
+    if (s == nullptr || !s->active) continue;
+    if (TestServed(s)) {
+      indices[done] = i;
+      PMPI_Wait(&reqs[i], ignore ? MPI_STATUS_IGNORE : &statuses[done]);  // empty status
+      ++done;
+    } else {
+      served_active = true;
+    }
+  }
+  int native_count = 0;
+  int rc = PMPI_Testsome(n, reqs, &native_count, indices + done,
+                         ignore ? MPI_STATUSES_IGNORE : statuses + done);
+  if (rc != MPI_SUCCESS) return rc;
+  const bool native_none = native_count == MPI_UNDEFINED;  // no active native request
+  *outcount = done + (native_none ? 0 : native_count);
+  if (*outcount == 0 && native_none && !served_active) *outcount = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  for (;;) {
+    int rc = MPI_Testsome(n, reqs, outcount, indices, statuses);
+    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    sched_yield();  // ranks may outnumber cores
+  }
+}
+
+int MPI_Request_free(MPI_Request* req) {
+  weftPlan_t plan = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    auto it = g_served.find(*req);
+    if (it != g_served.end()) {
+      plan = it->second.plan;
+      g_served.erase(it);
+    }
+  }
+  if (plan != nullptr) weftPlanFree(plan);  // completes an active execution first
+  return PMPI_Request_free(req);
+}
+
+}  // extern "C"
+
+#endif  // WEFT_HAVE_PCOLL

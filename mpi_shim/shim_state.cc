@@ -1,0 +1,192 @@
+#include "shim_state.h"
+
+#include <atomic>
+#include <mutex>
+#include <set>
+
+#include "core/log.h"
+#include "core/params.h"
+
+namespace weft::shim {
+namespace {
+
+std::mutex g_mu;  // lazy setup and the set of attached comms
+int g_keyval = MPI_KEYVAL_INVALID;
+std::set<weftComm_t> g_attached;  // to destroy at MPI_Finalize (MPI_COMM_WORLD is never freed)
+std::atomic<bool> g_warned[static_cast<int>(Fallback::kNumReasons)];
+weftComm_t const kFailed = reinterpret_cast<weftComm_t>(uintptr_t{1});  // setup failed marker
+
+const char* ReasonText(Fallback why) {
+  switch (why) {
+    case Fallback::kDisabled:
+      return "WEFT_DISABLE=1";
+    case Fallback::kInterComm:
+      return "inter-communicator";
+    case Fallback::kDatatype:
+      return "datatype weft does not serve (derived, non-contiguous or pair type)";
+    case Fallback::kOp:
+      return "reduction op weft does not serve (user-defined, MINLOC/MAXLOC, logical, bitwise)";
+    case Fallback::kUneven:
+      return "MPI_Reduce_scatter with unequal counts";
+    case Fallback::kSetupFailed:
+      return "weft's setup failed on this communicator";
+    case Fallback::kMismatch:
+      return "send and receive type signatures differ";
+    default:
+      return "?";
+  }
+}
+
+// Attribute delete callback: the user freed the communicator, so weft's goes too.
+int DeleteAttr(MPI_Comm, int, void* value, void*) {
+  auto comm = static_cast<weftComm_t>(value);
+  if (comm == kFailed) return MPI_SUCCESS;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    g_attached.erase(comm);
+  }
+  weftCommDestroy(comm);
+  return MPI_SUCCESS;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, with MPI still working: release
+// every communicator weft still holds.
+int FinalizeCleanup(MPI_Comm, int, void*, void*) {
+  std::set<weftComm_t> left;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    left.swap(g_attached);
+  }
+  for (weftComm_t c : left) weftCommDestroy(c);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+void NoteFallback(Fallback why, const char* fn) {
+  if (!g_warned[static_cast<int>(why)].exchange(true)) {
+    WEFT_WARN(kShim,
+              "%s goes to the native MPI routine: %s (warned once per reason; INFO lists each)", fn,
+              ReasonText(why));
+  } else {
+    WEFT_INFO(kShim, "%s -> native: %s", fn, ReasonText(why));
+  }
+}
+
+void OnInit() {
+  std::lock_guard<std::mutex> lk(g_mu);
+  if (g_keyval != MPI_KEYVAL_INVALID) return;
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &DeleteAttr, &g_keyval, nullptr);
+  int self_key = MPI_KEYVAL_INVALID;
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &FinalizeCleanup, &self_key, nullptr);
+  PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, nullptr);
+  int rank = -1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  SetLogRank(rank);
+  WEFT_INFO(kShim, "weft MPI interposer active");
+}
+
+weftComm_t CommFor(MPI_Comm comm, Fallback* why) {
+  if (GetParams().WEFT_DISABLE) {
+    *why = Fallback::kDisabled;
+    return nullptr;
+  }
+  if (g_keyval == MPI_KEYVAL_INVALID) OnInit();  // MPI was initialised before the shim loaded
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, g_keyval, &value, &found);
+  if (!found) {
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) {
+      *why = Fallback::kInterComm;
+      return nullptr;
+    }
+    // Collective: every rank of comm arrives here in the same call. No lock is held across
+    // it: another thread may be attaching another communicator, whose peers could be waiting
+    // on this one. Two threads never attach the same communicator at once, because MPI
+    // forbids concurrent collectives on one communicator.
+    weftComm_t wc = nullptr;
+    if (weftCommInitMPI(&wc, comm) != weftSuccess) {
+      WEFT_WARN(kShim, "weft setup failed on a communicator: %s", weftGetLastError(nullptr));
+      wc = kFailed;
+    } else {
+      std::lock_guard<std::mutex> lk(g_mu);
+      g_attached.insert(wc);
+    }
+    PMPI_Comm_set_attr(comm, g_keyval, wc);
+    value = wc;
+  }
+  if (value == kFailed) {
+    *why = Fallback::kSetupFailed;
+    return nullptr;
+  }
+  return static_cast<weftComm_t>(value);
+}
+
+bool ReductionType(MPI_Datatype t, weftDataType_t* out) {
+  static const struct {
+    MPI_Datatype mpi;
+    weftDataType_t weft;
+  } kMap[] = {
+      {MPI_INT8_T, weftInt8},     {MPI_SIGNED_CHAR, weftInt8},
+      {MPI_UINT8_T, weftUint8},   {MPI_UNSIGNED_CHAR, weftUint8},
+      {MPI_INT32_T, weftInt32},   {MPI_INT, weftInt32},
+      {MPI_UINT32_T, weftUint32}, {MPI_UNSIGNED, weftUint32},
+      {MPI_INT64_T, weftInt64},   {MPI_LONG_LONG, weftInt64},
+      {MPI_UINT64_T, weftUint64}, {MPI_UNSIGNED_LONG_LONG, weftUint64},
+      {MPI_FLOAT, weftFloat32},   {MPI_DOUBLE, weftFloat64},
+  };
+  for (const auto& m : kMap) {
+    if (t == m.mpi) {
+      *out = m.weft;
+      return true;
+    }
+  }
+  // long is 64-bit on LP64 systems (the only ones weft builds for).
+  static_assert(sizeof(long) == 8, "weft assumes LP64");
+  if (t == MPI_LONG)
+    *out = weftInt64;
+  else if (t == MPI_UNSIGNED_LONG)
+    *out = weftUint64;
+  else
+    return false;
+  return true;
+}
+
+bool ReductionOp(MPI_Op op, weftRedOp_t* out) {
+  if (op == MPI_SUM)
+    *out = weftSum;
+  else if (op == MPI_PROD)
+    *out = weftProd;
+  else if (op == MPI_MAX)
+    *out = weftMax;
+  else if (op == MPI_MIN)
+    *out = weftMin;
+  else
+    return false;
+  return true;
+}
+
+bool ContiguousBytes(MPI_Datatype t, size_t count, size_t* bytes) {
+  int ni, na, nd, combiner;
+  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return false;
+  if (combiner != MPI_COMBINER_NAMED) return false;
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_size(t, &size);
+  PMPI_Type_get_extent(t, &lb, &extent);
+  if (lb != 0 || extent != size || size <= 0) return false;  // pair types have gaps
+  *bytes = count * static_cast<size_t>(size);
+  return true;
+}
+
+int MpiErrorFrom(weftResult_t r, MPI_Comm comm, const char* fn) {
+  WEFT_WARN(kShim, "%s failed in weft: %s: %s", fn, weftGetErrorString(r),
+            weftGetLastError(nullptr));
+  int code = r == weftInvalidArgument ? MPI_ERR_ARG : MPI_ERR_OTHER;
+  PMPI_Comm_call_errhandler(comm, code);  // aborts under MPI_ERRORS_ARE_FATAL, as MPI would
+  return code;
+}
+
+}  // namespace weft::shim

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs an unmodified MPI program natively and under the interposer (through weftrun) and
+# requires identical output; the interposed run must show the interposer was active.
+# usage: compare.sh WEFTRUN MPIEXEC NP PROGRAM [args] -- [mpiexec flags]
+set -euo pipefail
+weftrun=$1 mpiexec=$2 np=$3 prog=$4
+shift 4
+args=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
+[ $# -gt 0 ] && shift
+flags=("$@")
+work=$(mktemp -d /tmp/weft-shim.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+"$mpiexec" -n "$np" "${flags[@]}" "$prog" "${args[@]}" > "$work/native.out" 2> "$work/native.err" ||
+  { echo "native run failed"; cat "$work/native.err"; exit 1; }
+WEFT_DEBUG=INFO WEFT_DEBUG_SUBSYS=SHIM "$weftrun" -n "$np" "${flags[@]}" "$prog" "${args[@]}" \
+  > "$work/shim.out" 2> "$work/shim.err" || { echo "interposed run failed"; cat "$work/shim.err"; exit 1; }
+grep -q "interposer active" "$work/shim.err" || { echo "the interposer was not loaded"; cat "$work/shim.err"; exit 1; }
+if ! diff -u "$work/native.out" "$work/shim.out" > "$work/diff"; then
+  echo "outputs differ (native vs interposed):"; head -40 "$work/diff"; exit 1
+fi
+echo "identical: $(wc -l < "$work/native.out") lines; fallbacks noted: $(grep -c -- '-> native\|goes to the native' "$work/shim.err" || true)"
