@@ -40,10 +40,11 @@ const char* ReasonText(Fallback why) {
 // Attribute delete callback: the user freed the communicator, so weft's goes too.
 int DeleteAttr(MPI_Comm, int, void* value, void*) {
   auto comm = static_cast<weftComm_t>(value);
-  if (comm == kFailed) return MPI_SUCCESS;
   {
+    // Not attached any more: already released at MPI_Finalize (Open MPI deletes
+    // MPI_COMM_WORLD's attributes after MPI_COMM_SELF's).
     std::lock_guard<std::mutex> lk(g_mu);
-    g_attached.erase(comm);
+    if (comm == kFailed || g_attached.erase(comm) == 0) return MPI_SUCCESS;
   }
   weftCommDestroy(comm);
   return MPI_SUCCESS;
