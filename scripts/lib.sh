@@ -30,7 +30,7 @@ weft_parse_mpi() {  # sets WEFT_MPI from --mpi NAME / --mpi=NAME; other args go 
 }
 
 weft_install_deps() {
-  local pkgs=(cmake g++ make pkg-config libgtest-dev python3-matplotlib)
+  local pkgs=(cmake g++ make pkg-config libgtest-dev python3-matplotlib python3-mpi4py python3-numpy)
   if [ "$WEFT_MPI" = openmpi ]; then pkgs+=(openmpi-bin libopenmpi-dev); else pkgs+=(mpich libmpich-dev); fi
   local missing=()
   for p in "${pkgs[@]}"; do
