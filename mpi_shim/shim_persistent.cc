@@ -1,13 +1,16 @@
 // Persistent collectives (MPI 4's MPI_*_init, Open MPI 4.1's MPIX_*_init) and the request
 // calls for them. A request weft serves is a real, never-started native persistent request
-// paired with a weft plan: MPI_Start runs the plan instead, and since the native request stays
-// inactive, the native Wait/Test family completes it at once with an empty status, so mixed
-// arrays of weft and native requests need no surgery.
+// (so MPI_Request_free and the user's bookkeeping work on it) paired with a weft plan:
+// MPI_Start runs the plan instead. The Wait/Test family completes served requests itself and
+// hands the native calls the rest with served slots set to MPI_REQUEST_NULL. (Passing the
+// inactive native request to PMPI_Wait is not enough: MPICH 4.0.2 waits on a never-started
+// persistent collective for ever.)
 #include <sched.h>
 
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "core/dtype.h"
 #include "shim_colls.h"
@@ -84,6 +87,45 @@ bool TestServed(Served* s) {
   }
   return false;
 }
+
+// The status of a completed served request: empty, as for a completed persistent collective.
+void EmptyStatus(MPI_Status* status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+}
+
+// A request array with the served requests replaced by MPI_REQUEST_NULL, for the native
+// completion calls (which then ignore them), and the served ones with their positions.
+struct Masked {
+  Masked(int n, const MPI_Request reqs[]) : reqs(reqs, reqs + n) {
+    for (int i = 0; i < n; ++i) {
+      if (Served* s = Find(reqs[i])) {
+        served.push_back(s);
+        served_index.push_back(i);
+        this->reqs[i] = MPI_REQUEST_NULL;
+      }
+    }
+  }
+  // Native completion may have freed non-persistent requests: copy those handles back,
+  // leaving the served (persistent) handles as they were.
+  void CopyBack(MPI_Request out[]) const {
+    size_t k = 0;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      if (k < served_index.size() && served_index[k] == static_cast<int>(i)) {
+        ++k;
+        continue;
+      }
+      out[i] = reqs[i];
+    }
+  }
+  std::vector<MPI_Request> reqs;
+  std::vector<Served*> served;
+  std::vector<int> served_index;
+};
 
 }  // namespace
 
@@ -218,57 +260,65 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
 int MPI_Wait(MPI_Request* req, MPI_Status* status) {
   if (Served* s = Find(*req)) {
     int rc = CompleteServed(s);
-    if (rc != MPI_SUCCESS) return rc;
+    EmptyStatus(status);
+    return rc;
   }
-  return PMPI_Wait(req, status);  // inactive for a served request: empty status at once
+  return PMPI_Wait(req, status);
 }
 
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-  for (int i = 0; i < n; ++i) {
-    if (Served* s = Find(reqs[i])) {
-      int rc = CompleteServed(s);
-      if (rc != MPI_SUCCESS) return rc;
-    }
+  Masked m(n, reqs);
+  if (m.served.empty()) return PMPI_Waitall(n, reqs, statuses);
+  for (Served* s : m.served) {
+    int rc = CompleteServed(s);
+    if (rc != MPI_SUCCESS) return rc;
   }
-  return PMPI_Waitall(n, reqs, statuses);
+  int rc = PMPI_Waitall(n, m.reqs.data(), statuses);  // served slots are MPI_REQUEST_NULL
+  m.CopyBack(reqs);
+  return rc;
 }
 
 int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
   if (Served* s = Find(*req)) {
-    if (!TestServed(s)) {
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
+    *flag = TestServed(s) ? 1 : 0;
+    if (*flag) EmptyStatus(status);
+    return MPI_SUCCESS;
   }
   return PMPI_Test(req, flag, status);
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  Masked m(n, reqs);
+  if (m.served.empty()) return PMPI_Testall(n, reqs, flag, statuses);
   bool served_done = true;
-  for (int i = 0; i < n; ++i) {
-    if (Served* s = Find(reqs[i])) served_done &= TestServed(s);
-  }
+  for (Served* s : m.served) served_done &= TestServed(s);
   if (!served_done) {  // MPI_Testall must not complete some requests and report false
     *flag = 0;
     return MPI_SUCCESS;
   }
-  return PMPI_Testall(n, reqs, flag, statuses);
+  int rc = PMPI_Testall(n, m.reqs.data(), flag, statuses);
+  m.CopyBack(reqs);
+  return rc;
 }
 
 int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  Masked m(n, reqs);
+  if (m.served.empty()) return PMPI_Testany(n, reqs, index, flag, status);
   bool served_active = false;
-  for (int i = 0; i < n; ++i) {
-    Served* s = Find(reqs[i]);
-    if (s == nullptr || !s->active) continue;
+  for (size_t k = 0; k < m.served.size(); ++k) {
+    Served* s = m.served[k];
+    if (!s->active) continue;
     if (TestServed(s)) {
-      *index = i;
+      *index = m.served_index[k];
       *flag = 1;
-      return PMPI_Wait(&reqs[i], status);  // empty status for the inactive native request
+      EmptyStatus(status);
+      return MPI_SUCCESS;
     }
     served_active = true;
   }
-  int rc = PMPI_Testany(n, reqs, index, flag, status);
-  // No native request completed and none is active: report "none" only if no plan runs.
+  int rc = PMPI_Testany(n, m.reqs.data(), index, flag, status);
+  m.CopyBack(reqs);
+  // "No active request" is only true when no plan runs either.
   if (rc == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && served_active) *flag = 0;
   return rc;
 }
@@ -283,23 +333,26 @@ int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
 }
 
 int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  Masked m(n, reqs);
+  if (m.served.empty()) return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+  const bool ignore = statuses == MPI_STATUSES_IGNORE;
   int done = 0;
   bool served_active = false;
-  const bool ignore = statuses == MPI_STATUSES_IGNORE;
-  for (int i = 0; i < n; ++i) {
-    Served* s = Find(reqs[i]);
-    if (s == nullptr || !s->active) continue;
+  for (size_t k = 0; k < m.served.size(); ++k) {
+    Served* s = m.served[k];
+    if (!s->active) continue;
     if (TestServed(s)) {
-      indices[done] = i;
-      PMPI_Wait(&reqs[i], ignore ? MPI_STATUS_IGNORE : &statuses[done]);  // empty status
+      indices[done] = m.served_index[k];
+      if (!ignore) EmptyStatus(&statuses[done]);
       ++done;
     } else {
       served_active = true;
     }
   }
   int native_count = 0;
-  int rc = PMPI_Testsome(n, reqs, &native_count, indices + done,
+  int rc = PMPI_Testsome(n, m.reqs.data(), &native_count, indices + done,
                          ignore ? MPI_STATUSES_IGNORE : statuses + done);
+  m.CopyBack(reqs);
   if (rc != MPI_SUCCESS) return rc;
   const bool native_none = native_count == MPI_UNDEFINED;  // no active native request
   *outcount = done + (native_none ? 0 : native_count);

@@ -34,9 +34,7 @@ std::string DescribeNative(const Comm& comm, const CollArgs& a, const NativeProg
 namespace {
 
 // One rank: every collective's result is its input (x op nothing = x; the mean of one value is
-// itself), so the program is at most one local copy and calls no MPI. Besides saving the call,
-// this avoids Open MPI 4.1.4's MPI_Ireduce on a single rank, which writes past the end of the
-// receive buffer (seen here under valgrind: a 2-byte write after a 2052-byte buffer).
+// itself), so the program is at most one local copy and calls no MPI at all.
 void BuildSingleRank(const CollArgs& a, NativeProgram* p) {
   const size_t bytes = a.count * TypeSize(a.type);
   NativeStep s;

@@ -48,6 +48,13 @@ int main(int argc, char** argv) {
   const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN};
   const char* op_names[] = {"sum", "prod", "max", "min"};
   const int counts[] = {1, 7, 1000};
+  /* MPICH 4.0.2 crashes in an in-place MPI_Reduce at a non-zero root (pmodels/mpich#6540), so
+   * under MPICH this program does in-place Reduce at root 0 only: the native run must work
+   * for there to be anything to compare. (weft serves all roots; tests/mp covers them.) */
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  const int mpich = strncmp(lib, "MPICH", 5) == 0;
   char name[160];
   for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]); ++ti) {
     const Type* t = &types[ti];
@@ -72,6 +79,7 @@ int main(int argc, char** argv) {
           MPI_Reduce(a, b, n, t->type, op, root, MPI_COMM_WORLD);
           Report(MPI_COMM_WORLD, name, b, rank == root ? bytes : 0);
           strcat(name, " inplace");
+          if (mpich && root != 0) continue;
           MPI_Reduce(rank == root ? MPI_IN_PLACE : a, a, n, t->type, op, root, MPI_COMM_WORLD);
           Report(MPI_COMM_WORLD, name, a, rank == root ? bytes : 0);
         }
