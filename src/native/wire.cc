@@ -57,7 +57,8 @@ void CreateOps() {
 }
 
 // Built-in ops that some MPI library in use gets wrong, measured on this project's machines:
-// Open MPI 4.1.4's vectorised int8/uint8 Sum saturates instead of wrapping, and MPICH 4.0.2
+// Open MPI 4.1.4's int8 Sum saturates instead of wrapping (uint8 and Prod take weft's op too,
+// as a precaution: not measured failing), and MPICH 4.0.2
 // compares MPI_UINT8_T, MPI_UINT32_T and MPI_UINT64_T as signed in Max and Min
 // (min(2^63 + 1, 5) came back as 2^63 + 1). weft's own op is used for these whatever the
 // library, so results never depend on it.

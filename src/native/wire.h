@@ -1,5 +1,5 @@
 // How a (type, op) reduction travels through native MPI. MPI has no fp16/bf16, no Avg, and
-// Open MPI 4.1's vectorised int8/uint8 Sum saturates; weft supplies the missing pieces:
+// Open MPI 4.1.4's int8 Sum saturates; weft supplies the missing pieces:
 //   direct   the MPI type and a built-in op (or weft's wrapping user op for 8-bit Sum/Prod);
 //   widen    fp16/bf16 travel as fp32 (they accumulate in fp32 and round once at the end);
 //   split64  integer Avg travels as two int64 words per value (low 32 bits, the rest), which
