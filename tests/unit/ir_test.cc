@@ -114,7 +114,14 @@ TEST(Ir, VerifierRejectsBoundsAliasingAndPeers) {
   p = Exchange()[0];
   p.code.push_back(
       {Opcode::kReduce, R(Space::kRecv, 0), {R(Space::kScratch, 0), R(Space::kRecv, 0)}, 16});
-  EXPECT_FALSE(VerifyProgram(p, &why)) << "only the first source may alias the destination";
+  EXPECT_TRUE(VerifyProgram(p, &why)) << "the destination may equal any one source: " << why;
+  p.scratch_bytes = 32;
+  p.code.back().srcs[1].offset = 8;
+  p.recv_bytes = 32;
+  EXPECT_FALSE(VerifyProgram(p, &why)) << "a partial overlap with a source";
+  p = Exchange()[0];
+  p.code.push_back(
+      {Opcode::kReduce, R(Space::kRecv, 0), {R(Space::kScratch, 0), R(Space::kRecv, 0)}, 16});
   p.code.back() = {
       Opcode::kReduce, R(Space::kRecv, 0), {R(Space::kRecv, 0), R(Space::kScratch, 0)}, 12};
   EXPECT_FALSE(VerifyProgram(p, &why)) << "12 bytes is not a whole number of doubles";

@@ -33,7 +33,7 @@ bool ParseMnemonic(const std::string& text, Opcode* out) {
 
 bool Instr::operator==(const Instr& o) const {
   return op == o.op && dst == o.dst && srcs == o.srcs && bytes == o.bytes && peer == o.peer &&
-         counter == o.counter && value == o.value && redop == o.redop;
+         counter == o.counter && value == o.value && redop == o.redop && tag == o.tag;
 }
 
 bool Program::operator==(const Program& o) const {

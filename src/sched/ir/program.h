@@ -35,6 +35,11 @@ const char* OpcodeDoc(Opcode op);
 /// Finds an opcode by mnemonic.
 bool ParseMnemonic(const std::string& text, Opcode* out);
 
+/// A reduction weft's API does not offer: 2x2 matrix product over uint64 elements, each holding
+/// four uint16 entries (row-major, arithmetic mod 2^16). Associative and not commutative, so
+/// the simulator uses it to prove that order-preserving generators reduce in rank order.
+inline constexpr weftRedOp_t kOpMatMul2x2 = static_cast<weftRedOp_t>(64);
+
 /// Named buffer spaces.
 enum class Space : uint8_t {
   kSend,      // this rank's send buffer
@@ -70,6 +75,7 @@ struct Instr {
   int counter = 0;     // Signal/Wait
   uint64_t value = 0;  // Wait
   weftRedOp_t redop = weftSum;
+  int tag = 0;  // Send/Recv
   bool operator==(const Instr& o) const;
 };
 
@@ -79,6 +85,10 @@ struct Program {
   weftDataType_t dtype = weftFloat64;
   uint64_t send_bytes = 0, recv_bytes = 0, scratch_bytes = 0, shm_slot_bytes = 0;
   std::vector<Instr> code;
+  /// Pipelining metadata, not part of the text form: the step of each instruction, numbered
+  /// alike on every rank (a message's send and receive share a step; each step ends in at most
+  /// one waitall). Empty when the generator does not number steps.
+  std::vector<int> step;
   bool operator==(const Program& o) const;
 };
 

@@ -62,6 +62,14 @@ bool ParseRef(const std::string& s, Ref* r) {
   return false;
 }
 
+bool ParseRedOp(const std::string& s, weftRedOp_t* op) {
+  if (s == "matmul2x2") {
+    *op = kOpMatMul2x2;
+    return true;
+  }
+  return ParseOp(s, op);
+}
+
 // Parses one instruction line (without indentation) into *in.
 bool ParseInstr(const std::string& line, Instr* in, std::string* why) {
   std::istringstream ls(line);
@@ -116,8 +124,11 @@ bool ParseInstr(const std::string& line, Instr* in, std::string* why) {
       case 'V':
         ok = next(&tok) && ParseU64(tok, &in->value);
         break;
+      case 'T':
+        ok = next(&tok) && ParseInt(tok, &in->tag) && in->tag >= 0;
+        break;
       case 'O':
-        ok = next(&tok) && ParseOp(tok, &in->redop);
+        ok = next(&tok) && ParseRedOp(tok, &in->redop);
         break;
       default:
         ok = false;
@@ -216,7 +227,10 @@ std::string InstrText(const Instr& in) {
         parts.push_back(std::to_string(in.value));
         break;
       case 'O':
-        parts.push_back(OpName(in.redop));
+        parts.push_back(in.redop == kOpMatMul2x2 ? "matmul2x2" : OpName(in.redop));
+        break;
+      case 'T':
+        parts.push_back(std::to_string(in.tag));
         break;
       default:
         break;

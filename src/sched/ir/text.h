@@ -4,7 +4,7 @@
 //   program rank 0 nranks 4 dtype double send 1024 recv 1024 scratch 512 shm 0
 //     copy recv+0, send+0, 256
 //     reduce recv+0, recv+0, scratch+0, 256, sum
-//     send 1, send+256, 256
+//     send 1, send+256, 256, 0
 //     wait 1, 0, 3
 //   end
 #pragma once

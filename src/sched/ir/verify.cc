@@ -1,6 +1,7 @@
 #include "sched/ir/verify.h"
 
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "core/dtype.h"
@@ -61,9 +62,11 @@ std::string CheckInstr(const Program& p, const Instr& in) {
       if (!(e = CheckRef(p, in.dst, in.bytes)).empty()) return e;
       for (size_t i = 0; i < in.srcs.size(); ++i) {
         if (!(e = CheckRef(p, in.srcs[i], in.bytes)).empty()) return e;
-        const bool allowed_alias = i == 0 && in.dst == in.srcs[0];
-        if (!allowed_alias && Overlap(in.dst, in.srcs[i], in.bytes)) {
-          return "reduce destination overlaps source " + std::to_string(i);
+        // Kernels read every source of an element before writing it, so the destination may
+        // be any one source exactly; a partial overlap would read results.
+        const bool exact_alias = in.dst == in.srcs[i];
+        if (!exact_alias && Overlap(in.dst, in.srcs[i], in.bytes)) {
+          return "reduce destination partly overlaps source " + std::to_string(i);
         }
       }
       return "";
@@ -91,6 +94,58 @@ std::string CheckInstr(const Program& p, const Instr& in) {
   return "unknown opcode";
 }
 
+// Buffers of sends and receives started and not yet completed by a waitall: MPI's rules (and
+// any transport's) forbid touching a receive's destination, or writing a send's source, until
+// then.
+struct InFlight {
+  std::vector<std::pair<Ref, uint64_t>> sends, recvs;
+
+  static bool Hits(const std::vector<std::pair<Ref, uint64_t>>& set, const Ref& r, uint64_t n) {
+    for (const auto& [ref, len] : set) {
+      if (SameBuffer(ref, r) && n > 0 && len > 0 && ref.offset < r.offset + n &&
+          r.offset < ref.offset + len) {
+        return true;
+      }
+    }
+    return false;
+  }
+  std::string CheckRead(const Ref& r, uint64_t n) const {
+    return Hits(recvs, r, n) ? "reads " + RefText(r) + " while a receive into it is in flight"
+                             : "";
+  }
+  std::string CheckWrite(const Ref& r, uint64_t n) const {
+    if (Hits(recvs, r, n)) return "writes " + RefText(r) + " while a receive into it is in flight";
+    if (Hits(sends, r, n)) return "writes " + RefText(r) + " while a send from it is in flight";
+    return "";
+  }
+  std::string Step(const Instr& in) {
+    std::string e;
+    switch (in.op) {
+      case Opcode::kCopy:
+      case Opcode::kReduce:
+        for (const Ref& r : in.srcs) {
+          if (!(e = CheckRead(r, in.bytes)).empty()) return e;
+        }
+        return CheckWrite(in.dst, in.bytes);
+      case Opcode::kSend:
+        if (!(e = CheckRead(in.srcs[0], in.bytes)).empty()) return e;
+        sends.emplace_back(in.srcs[0], in.bytes);
+        return "";
+      case Opcode::kRecv:
+        if (!(e = CheckWrite(in.dst, in.bytes)).empty()) return e;
+        recvs.emplace_back(in.dst, in.bytes);
+        return "";
+      case Opcode::kWaitAll:
+        sends.clear();
+        recvs.clear();
+        return "";
+      default:
+        return "";
+    }
+  }
+  bool Empty() const { return sends.empty() && recvs.empty(); }
+};
+
 }  // namespace
 
 bool VerifyProgram(const Program& p, std::string* why) {
@@ -98,20 +153,27 @@ bool VerifyProgram(const Program& p, std::string* why) {
     *why = "rank " + std::to_string(p.rank) + " of " + std::to_string(p.nranks) + " is invalid";
     return false;
   }
+  InFlight flight;
   for (size_t i = 0; i < p.code.size(); ++i) {
     std::string e = CheckInstr(p, p.code[i]);
+    if (e.empty()) e = flight.Step(p.code[i]);
     if (!e.empty()) {
       *why = "rank " + std::to_string(p.rank) + " instr " + std::to_string(i) + " (" +
              InstrText(p.code[i]) + "): " + e;
       return false;
     }
   }
+  if (!flight.Empty()) {
+    *why = "rank " + std::to_string(p.rank) + ": sends or receives left without a final waitall";
+    return false;
+  }
   return true;
 }
 
 bool VerifyMatching(const std::vector<Program>& programs, std::string* why) {
   const int P = static_cast<int>(programs.size());
-  std::map<std::pair<int, int>, std::vector<uint64_t>> sends, recvs;  // (from, to) -> sizes
+  using Key = std::tuple<int, int, int>;  // (from, to, tag)
+  std::map<Key, std::vector<uint64_t>> sends, recvs;  // sizes in order
   for (int r = 0; r < P; ++r) {
     const Program& p = programs[r];
     if (p.rank != r || p.nranks != P) {
@@ -121,12 +183,13 @@ bool VerifyMatching(const std::vector<Program>& programs, std::string* why) {
     }
     if (!VerifyProgram(p, why)) return false;
     for (const Instr& in : p.code) {
-      if (in.op == Opcode::kSend) sends[{r, in.peer}].push_back(in.bytes);
-      if (in.op == Opcode::kRecv) recvs[{in.peer, r}].push_back(in.bytes);
+      if (in.op == Opcode::kSend) sends[{r, in.peer, in.tag}].push_back(in.bytes);
+      if (in.op == Opcode::kRecv) recvs[{in.peer, r, in.tag}].push_back(in.bytes);
     }
   }
-  auto describe = [](std::pair<int, int> k) {
-    return std::to_string(k.first) + " -> " + std::to_string(k.second);
+  auto describe = [](const Key& k) {
+    return std::to_string(std::get<0>(k)) + " -> " + std::to_string(std::get<1>(k)) + " tag " +
+           std::to_string(std::get<2>(k));
   };
   for (const auto& [key, sizes] : sends) {
     const auto it = recvs.find(key);

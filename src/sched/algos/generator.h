@@ -1,0 +1,59 @@
+// A generator turns a collective's shape into the ir Program of one rank. Each declares which
+// collectives it serves and what it needs (a commutative op, shared memory, ...), and may
+// decline a shape; selection then moves to the next candidate, and finally to native MPI.
+// Generators are pure: no buffers, no MPI, the same output for the same input.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sched/coll_spec.h"
+#include "sched/ir/program.h"
+
+namespace weft::sched {
+
+/// What the generator may use besides point-to-point messages.
+struct GenEnv {
+  /// All ranks share one node's memory (shm and peer spaces are available; node rank ==
+  /// rank).
+  bool shared_memory = false;
+};
+
+/// One algorithm.
+class Generator {
+ public:
+  virtual ~Generator() = default;
+  /// Recipe name ("rexch", "ring", ...).
+  virtual const char* name() const = 0;
+  /// One line: what it is and its factors' meaning (weft-plan --list, docs).
+  virtual const char* summary() const = 0;
+  virtual bool Serves(Coll c) const = 0;
+  /// Reduces in rank order, so non-commutative ops are served.
+  virtual bool OrderPreserving() const { return false; }
+  /// Factors used when a recipe names the generator without any.
+  virtual std::vector<int> DefaultFactors(const CollSpec& spec) const { return {}; }
+  /// "" when Generate can build spec with these factors; otherwise why not, in words.
+  std::string Decline(const CollSpec& spec, const std::vector<int>& factors,
+                      const GenEnv& env) const;
+  /// The program of `rank`. Only after Decline returned "".
+  virtual ir::Program Generate(const CollSpec& spec, const std::vector<int>& factors, int rank) const = 0;
+  /// Elements of which a count must be a multiple for the program to be linear in count (so a
+  /// compiled program rescales exactly to any other such count); 0: never rescale.
+  virtual uint64_t ScaleUnit(const CollSpec& spec, const std::vector<int>& factors) const {
+    return 1;
+  }
+
+ protected:
+  /// Generator-specific restrictions (after the common ones: served collective, op order).
+  virtual std::string DeclineShape(const CollSpec& spec, const std::vector<int>& factors,
+                                   const GenEnv& env) const {
+    return "";
+  }
+};
+
+/// Every generator, in the order selection tries them.
+const std::vector<const Generator*>& AllGenerators();
+/// The generator named `name`, or null.
+const Generator* FindGenerator(const std::string& name);
+
+}  // namespace weft::sched

@@ -1,0 +1,16 @@
+// The generator objects, one per file of this folder (generator.cc lists them in order).
+#pragma once
+
+#include "sched/algos/generator.h"
+
+namespace weft::sched {
+
+const Generator& RecursiveExchange();  // recursive_exchange.cc
+const Generator& Ring();               // ring.cc
+const Generator& CyclicShift();        // cyclic_shift.cc
+const Generator& KaryTree();           // kary_tree.cc
+const Generator& CopyIn();             // copy_in.cc
+const Generator& PairwiseAllToAll();   // pairwise_alltoall.cc
+const Generator& BruckAllToAll();      // bruck_alltoall.cc
+
+}  // namespace weft::sched

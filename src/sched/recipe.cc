@@ -1,0 +1,104 @@
+#include "sched/recipe.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "sched/algos/generator.h"
+
+namespace weft::sched {
+namespace {
+
+// rexch: negatives as given, then positives without a negative partner, then the mirrored
+// allgather radices (reverse of the negatives).
+std::vector<int> CanonicalRexch(const std::vector<int>& f) {
+  std::vector<int> neg, pos, out;
+  for (int x : f) (x < 0 ? neg : pos).push_back(x);
+  std::vector<int> unmatched = neg;
+  std::vector<int> full;
+  for (int x : pos) {
+    auto it = std::find(unmatched.begin(), unmatched.end(), -x);
+    if (it != unmatched.end()) {
+      unmatched.erase(it);
+    } else {
+      full.push_back(x);
+    }
+  }
+  if (!unmatched.empty()) return f;  // not a valid allreduce form; keep as written
+  out = neg;
+  out.insert(out.end(), full.begin(), full.end());
+  for (auto it = neg.rbegin(); it != neg.rend(); ++it) out.push_back(-*it);
+  return out;
+}
+
+}  // namespace
+
+bool ParseBytes(const std::string& text, uint64_t* out) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  char* end = nullptr;
+  uint64_t v = std::strtoull(text.c_str(), &end, 10);
+  std::string suffix(end);
+  if (suffix == "K" || suffix == "k") v <<= 10;
+  else if (suffix == "M" || suffix == "m") v <<= 20;
+  else if (suffix == "G" || suffix == "g") v <<= 30;
+  else if (!suffix.empty()) return false;
+  *out = v;
+  return true;
+}
+
+std::string BytesText(uint64_t b) {
+  if (b != 0 && b % (1ull << 30) == 0) return std::to_string(b >> 30) + "G";
+  if (b != 0 && b % (1ull << 20) == 0) return std::to_string(b >> 20) + "M";
+  if (b != 0 && b % (1ull << 10) == 0) return std::to_string(b >> 10) + "K";
+  return std::to_string(b);
+}
+
+std::string RecipeText(const Recipe& r) {
+  std::string s = r.generator;
+  const std::vector<int> f = r.generator == "rexch" ? CanonicalRexch(r.factors) : r.factors;
+  for (size_t i = 0; i < f.size(); ++i) s += (i == 0 ? ":" : ",") + std::to_string(f[i]);
+  if (r.chunk_bytes) s += "@" + BytesText(r.chunk_bytes);
+  return s;
+}
+
+bool ParseRecipe(const std::string& text, Recipe* out, std::string* why) {
+  Recipe r;
+  std::string body = text;
+  const size_t at = body.find('@');
+  if (at != std::string::npos) {
+    if (!ParseBytes(body.substr(at + 1), &r.chunk_bytes) || r.chunk_bytes == 0) {
+      *why = "bad chunk size '" + body.substr(at + 1) + "' (e.g. 64K)";
+      return false;
+    }
+    body = body.substr(0, at);
+  }
+  const size_t colon = body.find(':');
+  r.generator = body.substr(0, colon);
+  if (FindGenerator(r.generator) == nullptr) {
+    std::string names;
+    for (const Generator* g : AllGenerators()) names += std::string(names.empty() ? "" : ", ") + g->name();
+    *why = "unknown generator '" + r.generator + "' (known: " + names + ")";
+    return false;
+  }
+  if (colon != std::string::npos) {
+    std::string list = body.substr(colon + 1);
+    size_t pos = 0;
+    while (pos <= list.size()) {
+      size_t comma = list.find(',', pos);
+      if (comma == std::string::npos) comma = list.size();
+      const std::string tok = list.substr(pos, comma - pos);
+      char* end = nullptr;
+      const long v = std::strtol(tok.c_str(), &end, 10);
+      if (tok.empty() || *end != '\0' || v == 0 || v < -65536 || v > 65536) {
+        *why = "bad factor '" + tok + "'";
+        return false;
+      }
+      r.factors.push_back(static_cast<int>(v));
+      pos = comma + 1;
+    }
+  }
+  if (r.generator == "rexch") r.factors = CanonicalRexch(r.factors);
+  *out = r;
+  return true;
+}
+
+}  // namespace weft::sched

@@ -1,0 +1,34 @@
+// A Recipe says how to build one collective: which generator, its factors and the chunk size
+// of the pipelining pass. One canonical text form round-trips, used by WEFT_RECIPE, logs and
+// weft-plan:   rexch:-4,-2,2,4@64K     ring     tree:4@256K     shift:3
+// Chunk sizes take K, M, G suffixes (powers of two). One level: the recipe applies to the
+// whole communicator (hierarchical composition, one recipe per level, is still to come).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weft::sched {
+
+/// Generator, factors, chunking.
+struct Recipe {
+  std::string generator;
+  std::vector<int> factors;  // signed; the generator says what they mean
+  uint64_t chunk_bytes = 0;  // 0: no chunking
+  bool operator==(const Recipe& o) const {
+    return generator == o.generator && factors == o.factors && chunk_bytes == o.chunk_bytes;
+  }
+};
+
+/// The canonical text. rexch factors are ordered reduce_scatter radices, then unmatched
+/// (full-exchange) radices, then the allgather radices in the order they run.
+std::string RecipeText(const Recipe& r);
+/// Parses the text form; false with the reason in *why (unknown generator, bad factor, ...).
+bool ParseRecipe(const std::string& text, Recipe* out, std::string* why);
+/// Parses "64K", "1M", "4096" into bytes.
+bool ParseBytes(const std::string& text, uint64_t* out);
+/// Bytes as the shortest exact text with a suffix ("64K", "3000").
+std::string BytesText(uint64_t bytes);
+
+}  // namespace weft::sched

@@ -1,0 +1,337 @@
+#include "sim/sim.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+#include "exec/kway_reduce.h"
+#include "sched/ir/text.h"
+#include "sim/reference.h"
+
+namespace weft::sim {
+namespace {
+
+using ir::Opcode;
+using sched::Coll;
+
+struct Message {
+  int src = 0, dst = 0, tag = 0;
+  uint64_t send_bytes = 0, recv_bytes = 0;
+  const unsigned char* from = nullptr;
+  unsigned char* to = nullptr;
+  bool has_send = false, has_recv = false;
+  double inject_end = 0, recv_post = 0, done = 0;
+};
+
+struct Rank {
+  size_t pc = 0;
+  double clock = 0;
+  std::vector<int> pending;  // message ids since the last waitall
+  bool done = false;
+  std::map<int, std::vector<double>> signals;  // counter -> time of each signal
+  unsigned char *send = nullptr, *recv = nullptr, *scratch = nullptr, *shm = nullptr;
+};
+
+class Engine {
+ public:
+  Engine(const sched::CollSpec& spec, const std::vector<ir::Program>& ps, const SimOptions& o)
+      : spec_(spec), ps_(ps), opt_(o), P_(spec.nranks), ranks_(P_), nic_free_(P_), rx_free_(P_) {}
+
+  SimResult Run();
+
+ private:
+  unsigned char* Resolve(int rank, const ir::Ref& r) {
+    if (!opt_.check_data) return nullptr;
+    switch (r.space) {
+      case ir::Space::kSend: return ranks_[rank].send + r.offset;
+      case ir::Space::kRecv: return ranks_[rank].recv + r.offset;
+      case ir::Space::kScratch: return ranks_[rank].scratch + r.offset;
+      case ir::Space::kShm: return ranks_[r.rank].shm + r.offset;
+      case ir::Space::kPeerSend: return ranks_[r.rank].send + r.offset;
+      case ir::Space::kPeerRecv: return ranks_[r.rank].recv + r.offset;
+    }
+    return nullptr;
+  }
+  void Allocate();
+  bool Post(int rank, const ir::Instr& in);  // false on a size mismatch (fail_ set)
+  void Match(Message& m);
+  // Runs rank until it blocks or ends; returns whether it executed anything.
+  bool Step(int rank);
+  std::string DescribeBlocked() const;
+  std::string CheckResults();
+
+  const sched::CollSpec& spec_;
+  const std::vector<ir::Program>& ps_;
+  SimOptions opt_;
+  int P_;
+  std::vector<Rank> ranks_;
+  std::vector<double> nic_free_, rx_free_;
+  std::vector<Message> msgs_;
+  std::unordered_map<uint64_t, std::pair<std::deque<int>, std::deque<int>>> chan_;  // sends, recvs
+  std::vector<std::vector<unsigned char>> arena_, shm_, inputs_;
+  std::string fail_;
+  SimResult res_;
+};
+
+// In-place calls share memory between send and recv exactly as the API's in-place forms do.
+void Engine::Allocate() {
+  arena_.resize(P_);
+  shm_.resize(P_);
+  inputs_.resize(P_);
+  for (int r = 0; r < P_; ++r) {
+    const ir::Program& p = ps_[r];
+    const uint64_t es = sched::ElemBytes(spec_), blk = spec_.count * es;
+    uint64_t send_at = 0, recv_at = 0, total = p.send_bytes + p.recv_bytes;
+    if (spec_.in_place) {
+      switch (spec_.coll) {
+        case Coll::kAllGather:  // send = recv + r * blk
+          send_at = r * blk;
+          total = p.recv_bytes;
+          break;
+        case Coll::kReduceScatter:  // recv = send + r * blk
+          recv_at = r * blk;
+          total = p.send_bytes;
+          break;
+        case Coll::kBroadcast:
+        case Coll::kReduce:
+          if (r != spec_.root) {
+            recv_at = p.send_bytes;
+            break;
+          }
+          [[fallthrough]];
+        default:  // same buffer
+          total = std::max(p.send_bytes, p.recv_bytes);
+          break;
+      }
+    } else {
+      recv_at = p.send_bytes;
+    }
+    arena_[r].assign(total + p.scratch_bytes + 64, 0xEE);
+    ranks_[r].send = arena_[r].data() + send_at;
+    ranks_[r].recv = arena_[r].data() + recv_at;
+    ranks_[r].scratch = arena_[r].data() + total + 64;
+    shm_[r].assign(p.shm_slot_bytes, 0xEE);
+    ranks_[r].shm = shm_[r].data();
+    inputs_[r].resize(p.send_bytes);
+    FillInput(spec_, r, opt_.seed, inputs_[r].data(), p.send_bytes);
+    if (p.send_bytes) std::memcpy(ranks_[r].send, inputs_[r].data(), p.send_bytes);
+  }
+}
+
+bool Engine::Post(int rank, const ir::Instr& in) {
+  const bool is_send = in.op == Opcode::kSend;
+  const int src = is_send ? rank : in.peer, dst = is_send ? in.peer : rank;
+  const uint64_t key = (static_cast<uint64_t>(src) << 40) | (static_cast<uint64_t>(dst) << 16) |
+                       static_cast<uint64_t>(in.tag & 0xffff);
+  auto& [sends, recvs] = chan_[key];
+  std::deque<int>& other = is_send ? recvs : sends;
+  int id;
+  if (!other.empty()) {
+    id = other.front();
+    other.pop_front();
+  } else {
+    id = static_cast<int>(msgs_.size());
+    msgs_.emplace_back();
+    msgs_[id].src = src;
+    msgs_[id].dst = dst;
+    msgs_[id].tag = in.tag;
+    (is_send ? sends : recvs).push_back(id);
+  }
+  Message& m = msgs_[id];
+  const tune::LinkTier& tier = opt_.model.Tier(src, dst);
+  if (is_send) {
+    m.has_send = true;
+    m.send_bytes = in.bytes;
+    m.from = Resolve(rank, in.srcs[0]);
+    double& nic = nic_free_[rank];
+    nic = std::max(nic, ranks_[rank].clock) + opt_.model.message_overhead_us +
+          opt_.model.WireUs(tier, in.bytes);
+    m.inject_end = nic;
+    ++res_.messages;
+    res_.bytes_sent += in.bytes;
+  } else {
+    m.has_recv = true;
+    m.recv_bytes = in.bytes;
+    m.to = Resolve(rank, in.dst);
+    m.recv_post = ranks_[rank].clock;
+  }
+  ranks_[rank].pending.push_back(id);
+  if (m.has_send && m.has_recv) {
+    if (m.send_bytes != m.recv_bytes) {
+      fail_ = "rank " + std::to_string(m.src) + " sends " + std::to_string(m.send_bytes) +
+              " bytes to rank " + std::to_string(m.dst) + " (tag " + std::to_string(m.tag) +
+              ") where it expects " + std::to_string(m.recv_bytes);
+      return false;
+    }
+    Match(m);
+  }
+  return true;
+}
+
+void Engine::Match(Message& m) {
+  if (opt_.check_data && m.send_bytes) std::memcpy(m.to, m.from, m.send_bytes);
+  const tune::LinkTier& tier = opt_.model.Tier(m.src, m.dst);
+  const double wire = opt_.model.WireUs(tier, m.send_bytes);
+  const double arrival = m.inject_end + tier.latency_us;
+  const double rx_start = std::max(rx_free_[m.dst], arrival - wire);
+  rx_free_[m.dst] = rx_start + wire;
+  m.done = std::max(rx_start + wire, m.recv_post);
+}
+
+bool Engine::Step(int r) {
+  Rank& st = ranks_[r];
+  const ir::Program& p = ps_[r];
+  bool ran = false;
+  while (!st.done && fail_.empty()) {
+    if (st.pc == p.code.size()) {
+      st.done = true;
+      break;
+    }
+    const ir::Instr& in = p.code[st.pc];
+    switch (in.op) {
+      case Opcode::kCopy:
+        if (opt_.check_data) std::memmove(Resolve(r, in.dst), Resolve(r, in.srcs[0]), in.bytes);
+        st.clock += opt_.model.CopyUs(in.bytes);
+        break;
+      case Opcode::kReduce: {
+        if (opt_.check_data) {
+          std::vector<const void*> srcs;
+          for (const ir::Ref& s : in.srcs) srcs.push_back(Resolve(r, s));
+          KWayReduce(Resolve(r, in.dst), srcs.data(), static_cast<int>(srcs.size()),
+                     in.bytes / sched::ElemBytes(spec_), spec_.dtype, in.redop);
+        }
+        st.clock += opt_.model.ReduceUs(in.bytes * in.srcs.size());
+        break;
+      }
+      case Opcode::kSend:
+      case Opcode::kRecv:
+        if (!Post(r, in)) return ran;
+        break;
+      case Opcode::kWaitAll: {
+        double t = st.clock;
+        for (int id : st.pending) {
+          const Message& m = msgs_[id];
+          if (!(m.has_send && m.has_recv)) return ran;  // blocked
+          t = std::max(t, m.src == r ? m.inject_end : m.done);
+        }
+        st.clock = t;
+        st.pending.clear();
+        break;
+      }
+      case Opcode::kSignal:
+        st.signals[in.counter].push_back(st.clock);
+        break;
+      case Opcode::kWait: {
+        const auto& sig = ranks_[in.peer].signals;
+        auto it = sig.find(in.counter);
+        if (in.value > 0 && (it == sig.end() || it->second.size() < in.value)) return ran;
+        if (in.value > 0) st.clock = std::max(st.clock, it->second[in.value - 1]);
+        st.clock += opt_.model.intra.latency_us;
+        break;
+      }
+      case Opcode::kFence:
+        break;
+    }
+    ++st.pc;
+    ran = true;
+  }
+  return ran;
+}
+
+std::string Engine::DescribeBlocked() const {
+  std::string s = "deadlock:";
+  int shown = 0;
+  for (int r = 0; r < P_ && shown < 6; ++r) {
+    const Rank& st = ranks_[r];
+    if (st.done) continue;
+    ++shown;
+    const ir::Instr& in = ps_[r].code[st.pc];
+    s += " [rank " + std::to_string(r) + " at instr " + std::to_string(st.pc) + " '" +
+         ir::InstrText(in) + "'";
+    if (in.op == Opcode::kWaitAll) {
+      for (int id : st.pending) {
+        const Message& m = msgs_[id];
+        if (m.has_send && m.has_recv) continue;
+        s += m.has_send ? " send to " + std::to_string(m.dst) + " unmatched"
+                        : " recv from " + std::to_string(m.src) + " unmatched";
+        break;
+      }
+    }
+    s += "]";
+  }
+  return s;
+}
+
+std::string Engine::CheckResults() {
+  // allreduce, bcast and allgather give every rank the same result: compute it once.
+  const bool same_for_all = spec_.coll == Coll::kAllReduce || spec_.coll == Coll::kBroadcast ||
+                            spec_.coll == Coll::kAllGather;
+  std::vector<unsigned char> shared;
+  if (same_for_all) shared = Expected(spec_, 0, inputs_);
+  for (int r = 0; r < P_; ++r) {
+    const ir::Program& p = ps_[r];
+    const std::vector<unsigned char> want = same_for_all ? shared : Expected(spec_, r, inputs_);
+    const unsigned char* got = ranks_[r].recv;
+    for (uint64_t i = 0; i < want.size(); ++i) {
+      if (got[i] != want[i]) {
+        const uint64_t es = sched::ElemBytes(spec_);
+        return "rank " + std::to_string(r) + ": first wrong element " + std::to_string(i / es) +
+               " (byte " + std::to_string(i) + " of " + std::to_string(want.size()) + ")";
+      }
+    }
+    if (!spec_.in_place && p.send_bytes &&
+        std::memcmp(ranks_[r].send, inputs_[r].data(), p.send_bytes) != 0) {
+      return "rank " + std::to_string(r) + ": the send buffer was modified";
+    }
+  }
+  return "";
+}
+
+SimResult Engine::Run() {
+  if (static_cast<int>(ps_.size()) != P_) {
+    res_.why = "expected " + std::to_string(P_) + " programs";
+    return res_;
+  }
+  if (opt_.check_data) Allocate();
+  for (;;) {
+    bool progress = false, all_done = true;
+    for (int r = 0; r < P_; ++r) {
+      if (ranks_[r].done) continue;
+      progress |= Step(r);
+      if (!fail_.empty()) {
+        res_.why = fail_;
+        return res_;
+      }
+      all_done &= ranks_[r].done;
+    }
+    if (all_done) break;
+    if (!progress) {
+      res_.why = DescribeBlocked();
+      return res_;
+    }
+  }
+  for (const Rank& st : ranks_) res_.predicted_us = std::max(res_.predicted_us, st.clock);
+  if (opt_.check_data) res_.why = CheckResults();
+  res_.pass = res_.why.empty();
+  return res_;
+}
+
+}  // namespace
+
+SimResult Simulate(const sched::CollSpec& spec, const std::vector<ir::Program>& programs,
+                   const SimOptions& opt) {
+  Engine e(spec, programs, opt);
+  return e.Run();
+}
+
+uint64_t SimFootprintBytes(const sched::CollSpec&, const std::vector<ir::Program>& programs) {
+  uint64_t total = 0;
+  for (const ir::Program& p : programs) {
+    total += 2 * p.send_bytes + p.recv_bytes + p.scratch_bytes + p.shm_slot_bytes;
+  }
+  return total;
+}
+
+}  // namespace weft::sim

@@ -1,0 +1,41 @@
+// The simulator: the Programs of all P ranks of one collective run in one process, on random
+// data, with message matching (a send completes only against its receive, as under rendezvous,
+// so any schedule that could hang under MPI hangs here too) and one address space for the
+// shared-memory spaces. It reports a deadlock (which ranks wait on what), a size mismatch, a
+// modified send buffer or the first wrong element; and it replays the programs under a cost
+// model to predict the time. It is the oracle for every generator at any P.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sched/coll_spec.h"
+#include "sched/ir/program.h"
+#include "tune/cost_model.h"
+
+namespace weft::sim {
+
+/// How to run.
+struct SimOptions {
+  bool check_data = true;  // false: timing only (no buffers; for shapes too big for memory)
+  uint64_t seed = 1;
+  tune::CostModel model;
+};
+
+/// What happened.
+struct SimResult {
+  bool pass = false;
+  std::string why;  // "" on PASS; else the first failure
+  double predicted_us = 0;
+  uint64_t messages = 0, bytes_sent = 0;
+};
+
+/// Runs programs (one per rank, in rank order) for spec.
+SimResult Simulate(const sched::CollSpec& spec, const std::vector<ir::Program>& programs,
+                   const SimOptions& opt);
+
+/// Bytes of memory a data-checking simulation of spec would use (for choosing timing only).
+uint64_t SimFootprintBytes(const sched::CollSpec& spec, const std::vector<ir::Program>& programs);
+
+}  // namespace weft::sim

@@ -1,0 +1,45 @@
+#include "tune/cost_model.h"
+
+#include <algorithm>
+
+namespace weft::tune {
+
+double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
+  double total = 0, latency = 0, wire_out = 0, wire_in = 0;
+  int messages = 0;
+  auto close_round = [&] {
+    total += latency + std::max(wire_out, wire_in) + messages * m.message_overhead_us;
+    latency = wire_out = wire_in = 0;
+    messages = 0;
+  };
+  for (const ir::Instr& in : p.code) {
+    switch (in.op) {
+      case ir::Opcode::kCopy:
+        total += m.CopyUs(in.bytes);
+        break;
+      case ir::Opcode::kReduce:
+        total += m.ReduceUs(in.bytes * in.srcs.size());
+        break;
+      case ir::Opcode::kSend:
+      case ir::Opcode::kRecv: {
+        const LinkTier& t = m.Tier(p.rank, in.peer);
+        latency = std::max(latency, t.latency_us);
+        (in.op == ir::Opcode::kSend ? wire_out : wire_in) += m.WireUs(t, in.bytes);
+        if (in.op == ir::Opcode::kSend) ++messages;
+        break;
+      }
+      case ir::Opcode::kWaitAll:
+        close_round();
+        break;
+      case ir::Opcode::kWait:
+        total += m.intra.latency_us;
+        break;
+      default:
+        break;
+    }
+  }
+  close_round();
+  return total;
+}
+
+}  // namespace weft::tune

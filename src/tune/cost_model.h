@@ -1,0 +1,45 @@
+// The cost model that ranks recipes and that the simulator replays schedules under: per link
+// tier (same node, across nodes) a latency and a bandwidth, plus a per-message overhead and
+// local copy and reduce rates. Defaults are round numbers of the order measured on the
+// development machine (2 cores, shared memory through MPI: a few GB/s, about a microsecond a
+// message); weft-sim takes each as a flag.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sched/ir/program.h"
+
+namespace weft::tune {
+
+/// One kind of link.
+struct LinkTier {
+  double latency_us = 1.0;
+  double gbytes_per_s = 5.0;  // GB/s (1e9 bytes)
+};
+
+/// Costs of the operations a Program performs.
+struct CostModel {
+  LinkTier intra{0.5, 8.0};      // ranks on one node
+  LinkTier inter{2.0, 12.0};     // ranks on different nodes
+  double message_overhead_us = 0.05;  // per message posted, on the sender
+  double copy_gbytes_per_s = 10.0;
+  double reduce_gbytes_per_s = 6.0;  // bytes read by a reduce
+  int ranks_per_node = 1 << 30;      // block placement: rank / ranks_per_node is the node
+
+  const LinkTier& Tier(int a, int b) const {
+    return a / ranks_per_node == b / ranks_per_node ? intra : inter;
+  }
+  /// Seconds-free helpers: microseconds to move or process `bytes`.
+  double WireUs(const LinkTier& t, uint64_t bytes) const { return bytes / (t.gbytes_per_s * 1e3); }
+  double CopyUs(uint64_t bytes) const { return bytes / (copy_gbytes_per_s * 1e3); }
+  double ReduceUs(uint64_t bytes_read) const { return bytes_read / (reduce_gbytes_per_s * 1e3); }
+};
+
+/// A quick estimate of one rank's program alone (no waiting on peers): per round between
+/// waitalls, the latency of the slowest message plus the larger of the bytes sent and received
+/// over the bandwidth, plus local copies and reduces. Selection ranks recipes by the largest
+/// estimate over a few ranks; weft-sim's replay is the full model.
+double EstimateProgramUs(const ir::Program& p, const CostModel& m);
+
+}  // namespace weft::tune

@@ -1,0 +1,111 @@
+#include "common/spec_args.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/dtype.h"
+#include "sched/compile.h"
+#include "sched/ir/program.h"
+
+namespace weft::tools {
+
+const char* SpecUsage() {
+  return "<allreduce|reduce_scatter|allgather|bcast|reduce|alltoall> -p P -n COUNT\n"
+         "  [--dtype T] [--op sum|prod|max|min|matmul2x2] [--root R] [--in-place]\n"
+         "  [--recipe GEN[:FACTORS][@CHUNK]] [--topology NODESxRANKS]\n";
+}
+
+bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
+                   bool (*extra)(int argc, char** argv, int* i, void* ctx), void* ctx) {
+  if (argc < 2 || !sched::ParseColl(argv[1], &a->spec.coll)) {
+    a->rest_error = "first argument: a collective";
+    return false;
+  }
+  bool have_p = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string f = argv[i];
+    auto value = [&](std::string* v) {
+      if (i + 1 >= argc) return false;
+      *v = argv[++i];
+      return true;
+    };
+    std::string v;
+    bool ok = true;
+    if (f == "-p") {
+      ok = value(&v) && (a->spec.nranks = std::atoi(v.c_str())) >= 1;
+      have_p = true;
+    } else if (f == "-n") {
+      uint64_t n = 0;
+      ok = value(&v) && sched::ParseBytes(v, &n);
+      a->spec.count = n;
+    } else if (f == "--dtype" || f == "-d") {
+      ok = value(&v) && ParseType(v, &a->spec.dtype);
+    } else if (f == "--op" || f == "-o") {
+      ok = value(&v);
+      if (ok && v == "matmul2x2") {
+        a->spec.op = ir::kOpMatMul2x2;
+        a->spec.dtype = weftUint64;
+      } else {
+        ok = ok && ParseOp(v, &a->spec.op);
+      }
+    } else if (f == "--root") {
+      ok = value(&v);
+      a->spec.root = std::atoi(v.c_str());
+    } else if (f == "--in-place") {
+      a->spec.in_place = true;
+    } else if (f == "--recipe") {
+      std::string why;
+      ok = value(&v) && sched::ParseRecipe(v, &a->recipe, &why);
+      if (!ok) a->rest_error = "--recipe: " + why;
+      a->has_recipe = true;
+    } else if (f == "--topology") {
+      int nodes = 0, per = 0;
+      ok = value(&v) && std::sscanf(v.c_str(), "%dx%d", &nodes, &per) == 2 && nodes > 0 && per > 0;
+      if (ok) {
+        a->nodes = nodes;
+        a->model.ranks_per_node = per;
+        if (!have_p) a->spec.nranks = nodes * per;
+        have_p = true;
+      }
+    } else if (extra == nullptr || !extra(argc, argv, &i, ctx)) {
+      ok = false;
+    }
+    if (!ok) {
+      if (a->rest_error.empty()) a->rest_error = "bad or incomplete argument '" + f + "'";
+      return false;
+    }
+  }
+  if (!have_p) {
+    a->rest_error = "-p P is required";
+    return false;
+  }
+  if (a->spec.op == ir::kOpMatMul2x2) a->spec.dtype = weftUint64;
+  if (a->spec.root < 0 || a->spec.root >= a->spec.nranks) {
+    a->rest_error = "--root out of range";
+    return false;
+  }
+  if (a->nodes > 1 && a->nodes * a->model.ranks_per_node != a->spec.nranks) {
+    a->rest_error = "--topology NODESxRANKS must multiply to -p";
+    return false;
+  }
+  a->env.shared_memory = a->nodes == 1;
+  return true;
+}
+
+bool ChooseRecipe(SpecArgs* a) {
+  std::string why;
+  sched::Recipe chosen;
+  if (!sched::SelectRecipe(a->spec, a->env, a->model, a->has_recipe ? &a->recipe : nullptr,
+                           &chosen, &why)) {
+    std::fprintf(stderr, "no schedule: %s\n", why.c_str());
+    std::printf("FAIL: no schedule: %s\n", why.c_str());
+    return false;
+  }
+  a->recipe = chosen;
+  std::printf("spec: %s\nrecipe: %s%s\n", sched::SpecText(a->spec).c_str(),
+              sched::RecipeText(chosen).c_str(), a->has_recipe ? "" : " (chosen by the cost model)");
+  return true;
+}
+
+}  // namespace weft::tools
