@@ -6,7 +6,7 @@
 #include "comm/program_cache.h"
 #include "core/log.h"
 #include "core/params.h"
-#include "native/native_colls.h"
+#include "coll/build_collective.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -25,8 +25,8 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
     std::unique_ptr<NativeProgram> uncached;
     if (program == nullptr) {
       auto built = std::make_unique<NativeProgram>();
-      WEFT_CHECK(BuildNative(*comm, a, built.get()));
-      WEFT_TRACE(kColl, "built: %s", DescribeNative(*comm, a, *built).c_str());
+      WEFT_CHECK(BuildCollective(*comm, a, built.get()));
+      WEFT_TRACE(kColl, "built: %s", DescribeCollective(*comm, a, *built).c_str());
       program = comm->cache->Keep(a, std::move(built), &uncached);
     }
     return program->Run(*comm, Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});

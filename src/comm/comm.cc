@@ -141,6 +141,14 @@ weft::Status weftComm::FailMpi(int mpi_err, const char* what) {
   return Fail(weftMpiError, "%s failed: MPI error %d: %s", what, mpi_err, msg);
 }
 
+unsigned char* weftComm::ScheduleScratch(size_t bytes) {
+  if (bytes > sched_scratch_size_) {
+    sched_scratch_.reset(new unsigned char[bytes]);
+    sched_scratch_size_ = bytes;
+  }
+  return sched_scratch_.get();
+}
+
 std::string weftComm::LastError() const {
   std::lock_guard<std::mutex> lk(err_mu_);
   return last_error_;

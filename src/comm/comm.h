@@ -24,6 +24,9 @@ struct weftComm {
   int size = 0;
   weft::Topology topo;
   std::atomic<int> live_plans{0};
+  /// Executions of compiled collectives started so far (their message slots; see
+  /// transport/mpi/mpi_transport.h).
+  std::atomic<uint32_t> schedule_starts{0};
   /// Built programs of blocking calls (see program_cache.h); emptied before the comm is freed.
   std::unique_ptr<weft::ProgramCache> cache;
 
@@ -36,8 +39,13 @@ struct weftComm {
   weft::Status FailMpi(int mpi_err, const char* what);
   /// The last failure's text.
   std::string LastError() const;
+  /// Scratch memory for blocking compiled collectives (one runs at a time per communicator),
+  /// grown to the largest need seen and kept until the communicator is destroyed.
+  unsigned char* ScheduleScratch(size_t bytes);
 
  private:
+  std::unique_ptr<unsigned char[]> sched_scratch_;
+  size_t sched_scratch_size_ = 0;
   mutable std::mutex err_mu_;
   std::string last_error_;
 };

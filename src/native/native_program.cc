@@ -1,6 +1,10 @@
 #include "native/native_program.h"
 
+#include "coll/compiled_coll.h"
+
 namespace weft {
+
+NativeProgram::NativeProgram() = default;
 
 NativeProgram::~NativeProgram() {
   if (req_ != MPI_REQUEST_NULL) PMPI_Wait(&req_, MPI_STATUS_IGNORE);
@@ -13,7 +17,10 @@ void* NativeProgram::Scratch(size_t bytes) {
   return scratch_.back().get();
 }
 
+bool NativeProgram::active() const { return compiled ? compiled->active() : active_; }
+
 Status NativeProgram::Run(Comm& comm, const Bind& bind) {
+  if (compiled) return compiled->Run(comm, bind);
   if (active_)
     return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");
   for (auto& s : steps) {
@@ -38,6 +45,7 @@ Status NativeProgram::Issue(Comm& comm) {
 }
 
 Status NativeProgram::Start(Comm& comm, const Bind& bind) {
+  if (compiled) return compiled->Start(comm, bind);
   if (active_)
     return comm.Fail(weftInvalidUsage, "weftPlanStart: the previous start is not complete");
   next_ = 0;
@@ -51,6 +59,7 @@ Status NativeProgram::Start(Comm& comm, const Bind& bind) {
 }
 
 Status NativeProgram::Test(Comm& comm, bool* done) {
+  if (compiled) return compiled->Test(comm, done);
   *done = !active_;
   while (active_) {
     int flag = 0;
@@ -72,6 +81,7 @@ Status NativeProgram::Test(Comm& comm, bool* done) {
 }
 
 Status NativeProgram::Wait(Comm& comm) {
+  if (compiled) return compiled->Wait(comm);
   while (active_) {
     int err = PMPI_Wait(&req_, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS) {

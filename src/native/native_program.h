@@ -1,4 +1,5 @@
-// A collective lowered onto native MPI routines: a list of steps, each an optional local
+// An executable collective for one call shape: either a compiled schedule (see
+// coll/compiled_coll.h) or, as the fallback, the collective lowered onto native MPI routines: a list of steps, each an optional local
 // pre-pass (pack, widen), one MPI call and an optional post-pass (narrow, divide, move).
 // A program is built from a call's shape (kind, count, type, op, root, in-place) and bound
 // to buffers only when it runs, so one program serves every blocking call of that shape.
@@ -18,6 +19,8 @@
 
 namespace weft {
 
+class CompiledColl;  // coll/compiled_coll.h
+
 /// The user buffers of one execution.
 struct Bind {
   const char* send = nullptr;
@@ -36,7 +39,7 @@ struct NativeStep {
 /// An executable native collective for one call shape.
 class NativeProgram {
  public:
-  NativeProgram() = default;
+  NativeProgram();
   NativeProgram(const NativeProgram&) = delete;
   NativeProgram& operator=(const NativeProgram&) = delete;
   ~NativeProgram();
@@ -49,7 +52,7 @@ class NativeProgram {
   Status Test(Comm& comm, bool* done);
   /// Completes a started execution.
   Status Wait(Comm& comm);
-  bool active() const { return active_; }
+  bool active() const;
 
   /// A scratch buffer owned by the program (freed with it).
   void* Scratch(size_t bytes);
@@ -59,6 +62,8 @@ class NativeProgram {
   void Own(MPI_Datatype t) { types_.push_back(t); }
 
   std::vector<NativeStep> steps;
+  /// Set when the call runs a compiled schedule: Run/Start/Test/Wait then run it, not steps.
+  std::unique_ptr<CompiledColl> compiled;
   /// How the data travels (a static string, so building a program allocates no text).
   const char* note = "";
 

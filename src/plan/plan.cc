@@ -4,7 +4,7 @@
 
 #include "core/live_set.h"
 #include "core/log.h"
-#include "native/native_colls.h"
+#include "coll/build_collective.h"
 
 namespace weft {
 namespace {
@@ -18,8 +18,8 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
   plan->comm = &comm;
   plan->args = args;
   WEFT_CHECK(ValidateArgs(comm, &plan->args));
-  WEFT_CHECK(BuildNative(comm, plan->args, &plan->program));
-  plan->description = DescribeNative(comm, plan->args, plan->program);
+  WEFT_CHECK(BuildCollective(comm, plan->args, &plan->program));
+  plan->description = DescribeCollective(comm, plan->args, plan->program);
   WEFT_INFO(kPlan, "plan %p: %s", static_cast<void*>(plan.get()), plan->description.c_str());
   comm.live_plans.fetch_add(1);
   g_live.Add(plan.get());

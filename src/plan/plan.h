@@ -11,7 +11,7 @@ struct weftPlan {
   weft::Comm* comm = nullptr;
   weft::CollArgs args;
   weft::NativeProgram program;
-  std::string description;  // DescribeNative, made once at creation
+  std::string description;  // DescribeCollective, made once at creation
 };
 
 namespace weft {

@@ -8,7 +8,7 @@
 namespace weft::sched::passes {
 namespace {
 
-constexpr int kMaxTag = 32767;  // MPI guarantees tags up to 32767
+constexpr int kMaxTag = 16383;  // schedule tags sit above 0x4000; MPI guarantees up to 32767
 
 // Moves a chunk program's refs to the chunk's place: user buffers by the chunk's byte offset,
 // scratch by its slot.

@@ -1,0 +1,48 @@
+// A collective running a compiled schedule: the recipe chosen for the call shape, this rank's
+// bytecode, and the interpreter over the MPI transport. Built once per shape (cached for
+// blocking calls, kept by persistent plans); TryBuildCompiled declines when no generator
+// accepts the shape, and the caller falls back to the native MPI routine.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "coll/coll_args.h"
+#include "exec/interpreter.h"
+#include "native/native_program.h"
+#include "sched/recipe.h"
+#include "transport/mpi/mpi_transport.h"
+
+namespace weft {
+
+/// One compiled collective for one call shape.
+class CompiledColl {
+ public:
+  explicit CompiledColl(Comm& comm) : transport_(comm) {}
+  /// Runs to completion (scratch from the communicator's arena).
+  Status Run(Comm& comm, const Bind& bind);
+  /// Non-blocking execution (scratch owned by this object): Start, then Test or Wait.
+  Status Start(Comm& comm, const Bind& bind);
+  Status Test(Comm& comm, bool* done);
+  Status Wait(Comm& comm);
+  /// Started and not yet completed by Test or Wait (MPI's "active" persistent request).
+  bool active() const { return started_; }
+
+  sched::Recipe recipe;
+  sched::Bytecode bytecode;
+
+ private:
+  ExecBuffers Buffers(const Bind& bind, unsigned char* scratch) const;
+  Status Resume(Comm& comm, bool blocking, bool* done);
+  MpiTransport transport_;
+  Interpreter interp_;
+  std::unique_ptr<unsigned char[]> own_scratch_;
+  bool started_ = false;
+};
+
+/// Builds the compiled form of validated args into *out, or leaves it null when schedules are
+/// off (WEFT_SCHEDULES=0) or no generator accepts the shape. WEFT_RECIPE forces a recipe where
+/// its generator accepts the shape.
+Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<CompiledColl>* out);
+
+}  // namespace weft

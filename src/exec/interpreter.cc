@@ -1,0 +1,131 @@
+#include "exec/interpreter.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "core/dtype.h"
+#include "exec/kway_reduce.h"
+
+namespace weft {
+namespace {
+
+// Block of a fused pass: the run's operands for one block stay in L1/L2 between instructions.
+constexpr uint64_t kFuseBlockBytes = 16 << 10;
+
+}  // namespace
+
+void Interpreter::Start(const sched::Bytecode* bc, const ExecBuffers& bufs) {
+  bc_ = bc;
+  bufs_ = bufs;
+  pc_ = 0;
+  active_ = true;
+}
+
+unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
+  switch (static_cast<ir::Space>(r.space)) {
+    case ir::Space::kSend:
+      return const_cast<unsigned char*>(bufs_.send) + r.offset;
+    case ir::Space::kRecv:
+      return bufs_.recv + r.offset;
+    case ir::Space::kScratch:
+      return bufs_.scratch + r.offset;
+    default:
+      return nullptr;  // node memory: needs the shared-memory transport
+  }
+}
+
+// Runs instructions [first, first + count) on bytes [offset, offset + len) of their operands.
+void Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len) {
+  const size_t es = TypeSize(bc_->dtype);
+  for (size_t i = first; i < first + count; ++i) {
+    const sched::BcInstr& in = bc_->code[i];
+    unsigned char* dst = Resolve(bc_->refs[in.ref]) + offset;
+    if (in.op == static_cast<uint8_t>(ir::Opcode::kCopy)) {
+      const unsigned char* src = Resolve(bc_->refs[in.ref + 1]) + offset;
+      if (src != dst) std::memmove(dst, src, len);  // in place: the same bytes
+    } else {
+      const void* srcs[256];
+      const int k = std::min<int>(in.nsrc, 256);
+      for (int j = 0; j < k; ++j) srcs[j] = Resolve(bc_->refs[in.ref + 1 + j]) + offset;
+      KWayReduce(dst, srcs, k, len / es, bc_->dtype, static_cast<weftRedOp_t>(in.aux));
+    }
+  }
+}
+
+Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char** why) {
+  *done = false;
+  const size_t es = TypeSize(bc_->dtype);
+  while (pc_ < bc_->code.size()) {
+    const sched::BcInstr& in = bc_->code[pc_];
+    const auto op = static_cast<ir::Opcode>(in.op);
+    switch (op) {
+      case ir::Opcode::kCopy:
+      case ir::Opcode::kReduce: {
+        const size_t run = in.fused ? in.fused : 1;
+        for (size_t i = pc_; i < pc_ + run; ++i) {
+          const sched::BcInstr& x = bc_->code[i];
+          for (size_t j = 0; j <= x.nsrc; ++j) {
+            if (Resolve(bc_->refs[x.ref + j]) == nullptr) {
+              *why = "the program uses node memory, which needs the shared-memory transport";
+              active_ = false;
+              return weftInternalError;
+            }
+          }
+        }
+        if (run == 1 || in.nsrc > 256) {
+          RunLocal(pc_, run, 0, in.bytes);
+        } else {
+          const uint64_t block = std::max<uint64_t>(es, kFuseBlockBytes / es * es);
+          for (uint64_t o = 0; o < in.bytes; o += block) {
+            RunLocal(pc_, run, o, std::min(block, in.bytes - o));
+          }
+        }
+        pc_ += run;
+        continue;
+      }
+      case ir::Opcode::kSend:
+      case ir::Opcode::kRecv: {
+        unsigned char* p = Resolve(bc_->refs[in.ref]);
+        if (p == nullptr) {
+          *why = "a message from node memory needs the shared-memory transport";
+          active_ = false;
+          return weftInternalError;
+        }
+        Status s = op == ir::Opcode::kSend ? t.Isend(in.peer, p, in.bytes, in.aux)
+                                           : t.Irecv(in.peer, p, in.bytes, in.aux);
+        if (s != weftSuccess) {
+          t.Cancel();
+          active_ = false;
+          return s;
+        }
+        break;
+      }
+      case ir::Opcode::kWaitAll: {
+        bool all = false;
+        Status s = t.Complete(blocking, &all);
+        if (s != weftSuccess) {
+          t.Cancel();
+          active_ = false;
+          return s;
+        }
+        if (!all) return weftSuccess;  // in progress: resume here later
+        break;
+      }
+      case ir::Opcode::kSignal:
+      case ir::Opcode::kWait:
+        *why = "node counters need the shared-memory transport";
+        active_ = false;
+        return weftInternalError;
+      case ir::Opcode::kFence:
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        break;
+    }
+    ++pc_;
+  }
+  active_ = false;
+  *done = true;
+  return weftSuccess;
+}
+
+}  // namespace weft

@@ -1,0 +1,43 @@
+// The resumable bytecode interpreter: runs one rank's program over a transport. It can stop at
+// a waitall whose messages have not all completed ("in progress") and continue later, so
+// blocking calls, persistent plans (Start, then Test/Wait) and, later, non-blocking calls
+// share it. Fused runs of copies and reduces make one cache-blocked pass.
+#pragma once
+
+#include <cstddef>
+
+#include "core/status.h"
+#include "exec/transport.h"
+#include "sched/passes/bytecode.h"
+
+namespace weft {
+
+/// Where this execution's spaces live.
+struct ExecBuffers {
+  const unsigned char* send = nullptr;
+  unsigned char* recv = nullptr;
+  unsigned char* scratch = nullptr;
+};
+
+/// One execution at a time of one bytecode program.
+class Interpreter {
+ public:
+  /// Begins an execution (the program must outlive it).
+  void Start(const sched::Bytecode* bc, const ExecBuffers& bufs);
+  /// Runs on: to the end when blocking; else until a waitall would block (*done false).
+  /// Errors: what the transport reports; weftInternalError for a space this build cannot
+  /// reach (shared memory), with the reason in *why.
+  Status Resume(Transport& t, bool blocking, bool* done, const char** why);
+  bool active() const { return active_; }
+
+ private:
+  unsigned char* Resolve(const sched::BcRef& r) const;
+  void RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len);
+
+  const sched::Bytecode* bc_ = nullptr;
+  ExecBuffers bufs_;
+  size_t pc_ = 0;
+  bool active_ = false;
+};
+
+}  // namespace weft

@@ -1,0 +1,25 @@
+// What the interpreter needs from the world: point-to-point messages (the MPI transport), and
+// later node memory and counters (the shared-memory transport, its own issue).
+#pragma once
+
+#include <cstdint>
+
+#include "core/status.h"
+
+namespace weft {
+
+/// Moves the messages of one execution.
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  /// Starts sending bytes from buf to peer with tag (buf unchanged until Complete finishes).
+  virtual Status Isend(int peer, const void* buf, uint64_t bytes, int tag) = 0;
+  /// Starts receiving bytes with tag from peer into buf.
+  virtual Status Irecv(int peer, void* buf, uint64_t bytes, int tag) = 0;
+  /// Completes every message started: blocking, or one poll (*done says whether all did).
+  virtual Status Complete(bool blocking, bool* done) = 0;
+  /// Abandons messages still in flight (after an error).
+  virtual void Cancel() = 0;
+};
+
+}  // namespace weft

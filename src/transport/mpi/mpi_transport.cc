@@ -1,0 +1,60 @@
+#include "transport/mpi/mpi_transport.h"
+
+#include <algorithm>
+
+namespace weft {
+namespace {
+constexpr uint64_t kPieceBytes = 1ull << 30;
+}  // namespace
+
+Status MpiTransport::Isend(int peer, const void* buf, uint64_t bytes, int tag) {
+  const char* p = static_cast<const char*>(buf);
+  for (uint64_t o = 0; o < bytes; o += kPieceBytes) {
+    const int n = static_cast<int>(std::min(kPieceBytes, bytes - o));
+    reqs_.push_back(MPI_REQUEST_NULL);
+    const int err = PMPI_Isend(p + o, n, MPI_BYTE, peer, Tag(tag), comm_.mpi,
+                               &reqs_.back());
+    if (err != MPI_SUCCESS) return comm_.FailMpi(err, "MPI_Isend (schedule)");
+  }
+  return weftSuccess;
+}
+
+Status MpiTransport::Irecv(int peer, void* buf, uint64_t bytes, int tag) {
+  char* p = static_cast<char*>(buf);
+  for (uint64_t o = 0; o < bytes; o += kPieceBytes) {
+    const int n = static_cast<int>(std::min(kPieceBytes, bytes - o));
+    reqs_.push_back(MPI_REQUEST_NULL);
+    const int err = PMPI_Irecv(p + o, n, MPI_BYTE, peer, Tag(tag), comm_.mpi,
+                               &reqs_.back());
+    if (err != MPI_SUCCESS) return comm_.FailMpi(err, "MPI_Irecv (schedule)");
+  }
+  return weftSuccess;
+}
+
+Status MpiTransport::Complete(bool blocking, bool* done) {
+  *done = true;
+  if (reqs_.empty()) return weftSuccess;
+  const int n = static_cast<int>(reqs_.size());
+  int err;
+  if (blocking) {
+    err = PMPI_Waitall(n, reqs_.data(), MPI_STATUSES_IGNORE);
+  } else {
+    int flag = 0;
+    err = PMPI_Testall(n, reqs_.data(), &flag, MPI_STATUSES_IGNORE);
+    *done = flag != 0;
+  }
+  if (err != MPI_SUCCESS) return comm_.FailMpi(err, blocking ? "MPI_Waitall (schedule)" : "MPI_Testall (schedule)");
+  if (*done) reqs_.clear();
+  return weftSuccess;
+}
+
+void MpiTransport::Cancel() {
+  // After an error the peers may never match these; free them so nothing waits on them. MPI
+  // completes freed operations in the background (or the communicator is being torn down).
+  for (MPI_Request& r : reqs_) {
+    if (r != MPI_REQUEST_NULL) PMPI_Request_free(&r);
+  }
+  reqs_.clear();
+}
+
+}  // namespace weft
