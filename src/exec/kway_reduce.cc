@@ -65,12 +65,27 @@ void KWayReduce(void* dst, const void* const* srcs, int k, size_t n, weftDataTyp
     return;
   }
   const size_t es = TypeSize(type);
-  if (k == 2 && dst == srcs[0]) {  // the common in-place form needs no staging
-    ReduceInPlace(dst, srcs[1], n, type, op);
+  // Two operands: the API's ops give the same bits in either order (IEEE + and * are
+  // commutative), so an in-place form reduces straight into its destination.
+  if (k == 2 && (dst == srcs[0] || dst == srcs[1])) {
+    ReduceInPlace(dst, dst == srcs[0] ? srcs[1] : srcs[0], n, type, op);
+    return;
+  }
+  const size_t per = kBlockBytes / es;
+  bool aliased = false;
+  for (int j = 0; j < k; ++j) aliased |= srcs[j] == dst;
+  if (!aliased) {  // build the result in dst block by block, in operand order
+    for (size_t base = 0; base < n; base += per) {
+      const size_t m = n - base < per ? n - base : per;
+      char* d = static_cast<char*>(dst) + base * es;
+      std::memcpy(d, static_cast<const char*>(srcs[0]) + base * es, m * es);
+      for (int j = 1; j < k; ++j) {
+        ReduceInPlace(d, static_cast<const char*>(srcs[j]) + base * es, m, type, op);
+      }
+    }
     return;
   }
   alignas(64) unsigned char acc[kBlockBytes];
-  const size_t per = kBlockBytes / es;
   for (size_t base = 0; base < n; base += per) {
     const size_t m = n - base < per ? n - base : per;
     std::memcpy(acc, static_cast<const char*>(srcs[0]) + base * es, m * es);

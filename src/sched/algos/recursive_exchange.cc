@@ -5,7 +5,8 @@
 // "-4,-2,2,4": reduce_scatter radix 4 then 2, allgather radix 2 then 4. "2,2,2": recursive
 // doubling. reduce_scatter runs the negative factors of a set, allgather the positive ones.
 //
-// Group sizes that are not the product C of the radices are folded: the P ranks form C
+// Group sizes that are not the product C of the radices are folded (no factors: C = 1, every
+// rank folds onto rank 0): the P ranks form C
 // contiguous groups whose lowest rank leads; members hand their data to the leader before the
 // butterfly and receive the result after it. Pieces follow whole 64-byte lines (uneven where
 // the count does not divide). Digits run lowest first (stride 1 first) so partial results
@@ -40,13 +41,11 @@ std::string ReadSteps(const CollSpec& spec, const std::vector<int>& factors, Ste
   }
   switch (spec.coll) {
     case Coll::kReduceScatter:  // the reduce_scatter half of the set
-      if (neg.empty() && spec.nranks > 1) return "reduce_scatter needs negative factors";
       st->split = neg;
       st->reduce = true;
       st->msd_first = Commutative(spec.op);
       break;
     case Coll::kAllGather:  // the allgather half of the set
-      if (pos.empty() && spec.nranks > 1) return "allgather needs positive factors";
       st->split.assign(pos.rbegin(), pos.rend());
       st->gather = true;
       st->msd_first = true;
@@ -118,7 +117,6 @@ class RecursiveExchangeGen final : public Generator {
  protected:
   std::string DeclineShape(const CollSpec& spec, const std::vector<int>& factors,
                            const GenEnv&) const override {
-    if (factors.empty() && spec.nranks > 1) return "no factors";
     Steps st;
     return ReadSteps(spec, factors, &st);
   }

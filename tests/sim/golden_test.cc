@@ -1,0 +1,72 @@
+// Golden ir files pin the generators' output: tests/golden/*.ir hold the text weft-plan prints
+// for a handful of small cases (every rank); a change to a generator shows up as a diff here.
+// Regenerate one with: weft-plan <args from the file's first line> --rank all
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "sched/compile.h"
+#include "sched/ir/text.h"
+#include "sched/ir/verify.h"
+
+namespace weft::simtest {
+namespace {
+
+struct Golden {
+  const char* file;
+  sched::Coll coll;
+  int nranks;
+  uint64_t count;
+  weftDataType_t dtype;
+  const char* recipe;
+  int root;
+};
+
+constexpr Golden kGolden[] = {
+    {"allreduce_rexch_p4.ir", sched::Coll::kAllReduce, 4, 32, weftFloat32, "rexch:-2,-2,2,2", 0},
+    {"allreduce_rexch_fold_p3.ir", sched::Coll::kAllReduce, 3, 16, weftFloat64, "rexch:-2,2", 0},
+    {"allreduce_rexch_mixed_p6.ir", sched::Coll::kAllReduce, 6, 48, weftInt32, "rexch:-3,2,3", 0},
+    {"reduce_scatter_ring_p3.ir", sched::Coll::kReduceScatter, 3, 8, weftFloat64, "ring", 0},
+    {"allgather_shift_p5.ir", sched::Coll::kAllGather, 5, 2, weftInt64, "shift:2", 0},
+    {"bcast_tree_chunked_p3.ir", sched::Coll::kBroadcast, 3, 32, weftFloat64, "tree:2@128", 2},
+    {"reduce_tree_p5.ir", sched::Coll::kReduce, 5, 4, weftFloat64, "tree:2", 3},
+    {"alltoall_bruck_p3.ir", sched::Coll::kAllToAll, 3, 2, weftInt32, "bruck", 0},
+    {"allreduce_copyin_p2.ir", sched::Coll::kAllReduce, 2, 16, weftFloat64, "copyin", 0},
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(Golden, GeneratorsMatchTheirPinnedText) {
+  for (const Golden& g : kGolden) {
+    sched::CollSpec spec;
+    spec.coll = g.coll;
+    spec.nranks = g.nranks;
+    spec.count = g.count;
+    spec.dtype = g.dtype;
+    spec.root = g.root;
+    sched::Recipe recipe;
+    std::string why;
+    ASSERT_TRUE(sched::ParseRecipe(g.recipe, &recipe, &why)) << why;
+    const std::vector<ir::Program> ps = sched::BuildAllPrograms(spec, recipe);
+    ASSERT_TRUE(ir::VerifyMatching(ps, &why)) << g.file << ": " << why;
+    const std::string text = ir::PrintPrograms(ps);
+    const std::string path = std::string(WEFT_SOURCE_DIR) + "/tests/golden/" + g.file;
+    std::string want = ReadFile(path);
+    // The file starts with comment lines (the command that made it); the parser skips them.
+    std::vector<ir::Program> parsed;
+    ASSERT_TRUE(ir::ParsePrograms(want, &parsed, &why)) << path << ": " << why;
+    EXPECT_EQ(ir::PrintPrograms(parsed), text)
+        << g.file << " differs from the generator's output; if the change is intended, "
+        << "regenerate it (see the file's first line)";
+  }
+}
+
+}  // namespace
+}  // namespace weft::simtest

@@ -1,0 +1,84 @@
+#include "sim_families.h"
+
+#include <algorithm>
+
+#include "sched/algos/generator.h"
+
+namespace weft::simtest {
+namespace {
+
+using sched::Coll;
+using sched::Recipe;
+
+int Log2(int c) {
+  int l = 0;
+  while ((1 << l) < c) ++l;
+  return l;
+}
+
+int PowerOfTwoBelow(int p) {
+  int c = 1;
+  while (c * 2 <= p) c *= 2;
+  return c;
+}
+
+// -r... then full radices then r... over the largest power of two <= P (folding the rest):
+// `rs` of the log2 levels reduce-scatter, the others exchange full vectors.
+Recipe PowerOfTwo(int P, int rs_levels, uint64_t chunk = 0) {
+  const int levels = Log2(PowerOfTwoBelow(P));
+  Recipe r{"rexch", {}, chunk};
+  const int split = std::min(rs_levels, levels);
+  for (int i = 0; i < split; ++i) r.factors.push_back(-2);
+  for (int i = split; i < levels; ++i) r.factors.push_back(2);
+  for (int i = 0; i < split; ++i) r.factors.push_back(2);
+  return r;
+}
+
+}  // namespace
+
+const std::vector<Family>& Families() {
+  static const std::vector<Family> all = [] {
+    const std::vector<Coll> butterfly = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather};
+    const std::vector<Coll> tree = {Coll::kAllReduce, Coll::kBroadcast, Coll::kReduce};
+    std::vector<Family> f;
+    f.push_back({"rexch_default", butterfly,
+                 [](int P) {
+                   sched::CollSpec s;
+                   s.nranks = P;
+                   return Recipe{"rexch", sched::FindGenerator("rexch")->DefaultFactors(s), 0};
+                 },
+                 true});
+    f.push_back({"rexch_fold", butterfly, [](int P) { return PowerOfTwo(P, 99); }, true});
+    f.push_back({"rexch_doubling", {Coll::kAllReduce}, [](int P) { return PowerOfTwo(P, 0); },
+                 true});
+    f.push_back({"rexch_mixed", {Coll::kAllReduce}, [](int P) { return PowerOfTwo(P, 1); }, true});
+    f.push_back({"rexch_radix3", butterfly,
+                 [](int P) {
+                   Recipe r{"rexch", {}, 0};
+                   for (int c = 3; c <= P; c *= 3) r.factors.push_back(-3);
+                   const size_t n = r.factors.size();
+                   for (size_t i = 0; i < n; ++i) r.factors.push_back(3);
+                   return r;
+                 },
+                 true});
+    f.push_back({"rexch_chunked", {Coll::kAllReduce}, [](int P) { return PowerOfTwo(P, 99, 4096); },
+                 true});
+    f.push_back({"ring", butterfly, [](int) { return Recipe{"ring", {}, 0}; }});
+    f.push_back({"shift2", {Coll::kReduceScatter, Coll::kAllGather},
+                 [](int) { return Recipe{"shift", {2}, 0}; }});
+    f.push_back({"shift3", {Coll::kReduceScatter, Coll::kAllGather},
+                 [](int) { return Recipe{"shift", {3}, 0}; }});
+    f.push_back({"tree2", tree, [](int) { return Recipe{"tree", {2}, 0}; }, true});
+    f.push_back({"tree4", tree, [](int) { return Recipe{"tree", {4}, 0}; }, true});
+    f.push_back({"tree2_chunked", tree, [](int) { return Recipe{"tree", {2}, 4096}; }, true});
+    f.push_back({"copyin", {Coll::kAllReduce, Coll::kReduceScatter, Coll::kReduce},
+                 [](int) { return Recipe{"copyin", {}, 0}; }, true, true});
+    f.push_back({"pairwise", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {4}, 0}; }});
+    f.push_back({"pairwise1", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {1}, 0}; }});
+    f.push_back({"bruck", {Coll::kAllToAll}, [](int) { return Recipe{"bruck", {}, 0}; }});
+    return f;
+  }();
+  return all;
+}
+
+}  // namespace weft::simtest
