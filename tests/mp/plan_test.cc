@@ -2,6 +2,7 @@
 // its buffers at start, not at creation), completed through Test polling and through Wait;
 // Describe; and misuse: a second start while active, destroying a comm that has plans, a
 // freed plan.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,23 @@ weftResult_t Complete(weftPlan_t plan, int run) {
   return weftSuccess;
 }
 
+// WEFT_TEST_EXPECT="gen:coll1,coll2" (set beside WEFT_RECIPE by ctest): the plans of those
+// collectives must describe a compiled schedule of generator gen, so a recipe that silently fell
+// back to another schedule or to native MPI fails the test.
+void CheckSchedule(Ctx& x, const std::string& coll, weftRedOp_t op, weftPlan_t plan) {
+  const char* want = std::getenv("WEFT_TEST_EXPECT");
+  if (want == nullptr || op == weftAvg) return;  // avg runs on the native path by design
+  const std::string w = want;
+  const size_t colon = w.find(':');
+  const std::string gen = w.substr(0, colon), colls = "," + w.substr(colon + 1) + ",";
+  if (colls.find("," + coll + ",") == std::string::npos) return;
+  char text[512];
+  size_t needed = 0;
+  weftPlanDescribe(plan, text, sizeof(text), &needed);
+  x.report->Case(std::string(text).find("compiled schedule " + gen) != std::string::npos,
+                 coll + " runs a compiled " + gen + " schedule", text);
+}
+
 void CheckReduction(Ctx& x, const char* name, weftDataType_t t, weftRedOp_t op, int root, bool rs) {
   const size_t n = 1001, es = mpt::TypeBytes(t);
   const size_t in_elems = rs ? n * x.size : n;
@@ -40,6 +58,7 @@ void CheckReduction(Ctx& x, const char* name, weftDataType_t t, weftRedOp_t op, 
     r = weftAllReduceInit(send.data(), recv.data(), n, t, op, x.comm, &plan);
   std::string label = std::string(name) + " " + mpt::TName(t) + " " + mpt::OName(op);
   if (r != weftSuccess) return x.report->Case(false, label, weftGetLastError(x.comm));
+  CheckSchedule(x, name, op, plan);
   for (int run = 0; run < 3; ++run) {
     uint64_t seed = 100 + run;
     mpt::Fill(t, op, x.rank, seed, send.data(), in_elems);
@@ -73,6 +92,9 @@ void CheckMovement(Ctx& x) {
       weftAllToAllInit(send.data(), recv.data(), n, weftInt32, x.comm, &a2a) == weftSuccess;
   x.report->Case(ok, "movement plans created", weftGetLastError(x.comm));
   if (!ok) return;
+  CheckSchedule(x, "bcast", weftSum, bcast);
+  CheckSchedule(x, "allgather", weftSum, gather);
+  CheckSchedule(x, "alltoall", weftSum, a2a);
   for (int run = 0; run < 2; ++run) {
     for (size_t i = 0; i < send.size(); ++i)
       send[i] = static_cast<int32_t>(x.rank * 100000 + run * 10000 + i);
