@@ -1,5 +1,6 @@
 #include "sched/compile.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "sched/algos/registry.h"
@@ -113,7 +114,14 @@ bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel
   }
   double best = std::numeric_limits<double>::infinity();
   const int P = spec.nranks;
+  const double latency = std::min(model.intra.latency_us, model.inter.latency_us);
   for (const Recipe& r : cands) {
+    // A ring needs P - 1 rounds a phase whatever the size: at large P its latency alone loses,
+    // and building its program (P rounds) is what made selection cost milliseconds at 4096.
+    if (r.generator == "ring") {
+      const int phases = spec.coll == Coll::kAllReduce ? 2 : 1;
+      if (phases * (P - 1) * latency >= best) continue;
+    }
     double worst = 0;
     for (int rank : {0, P / 2, P - 1}) {
       worst = std::max(worst, tune::EstimateProgramUs(BuildProgram(spec, r, rank), model));
