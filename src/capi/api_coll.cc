@@ -2,11 +2,11 @@
 #include <memory>
 
 #include "capi/guard.h"
+#include "coll/build_collective.h"
 #include "coll/coll_args.h"
 #include "comm/program_cache.h"
 #include "core/log.h"
 #include "core/params.h"
-#include "coll/build_collective.h"
 #include "weft/weft.h"
 
 namespace weft {

@@ -11,13 +11,26 @@ namespace {
 
 bool ToSpec(const Comm& comm, const CollArgs& a, sched::CollSpec* s) {
   switch (a.kind) {
-    case CollKind::kAllReduce: s->coll = sched::Coll::kAllReduce; break;
-    case CollKind::kReduceScatter: s->coll = sched::Coll::kReduceScatter; break;
-    case CollKind::kAllGather: s->coll = sched::Coll::kAllGather; break;
-    case CollKind::kBroadcast: s->coll = sched::Coll::kBroadcast; break;
-    case CollKind::kReduce: s->coll = sched::Coll::kReduce; break;
-    case CollKind::kAllToAll: s->coll = sched::Coll::kAllToAll; break;
-    default: return false;
+    case CollKind::kAllReduce:
+      s->coll = sched::Coll::kAllReduce;
+      break;
+    case CollKind::kReduceScatter:
+      s->coll = sched::Coll::kReduceScatter;
+      break;
+    case CollKind::kAllGather:
+      s->coll = sched::Coll::kAllGather;
+      break;
+    case CollKind::kBroadcast:
+      s->coll = sched::Coll::kBroadcast;
+      break;
+    case CollKind::kReduce:
+      s->coll = sched::Coll::kReduce;
+      break;
+    case CollKind::kAllToAll:
+      s->coll = sched::Coll::kAllToAll;
+      break;
+    default:
+      return false;
   }
   s->nranks = comm.size;
   s->count = a.count;

@@ -25,7 +25,8 @@ void ReduceHalves(uint16_t* dst, const uint16_t* const* srcs, int k, size_t n, w
       for (size_t i = 0; i < m; ++i) in[i] = widen(srcs[j][base + i]);
       ReduceInPlace(acc, in, m, weftFloat32, op);
     }
-    for (size_t i = 0; i < m; ++i) dst[base + i] = kBf16 ? FloatToBf16(acc[i]) : FloatToHalf(acc[i]);
+    for (size_t i = 0; i < m; ++i)
+      dst[base + i] = kBf16 ? FloatToBf16(acc[i]) : FloatToHalf(acc[i]);
   }
 }
 

@@ -1,10 +1,10 @@
 // An executable collective for one call shape: either a compiled schedule (see
-// coll/compiled_coll.h) or, as the fallback, the collective lowered onto native MPI routines: a list of steps, each an optional local
-// pre-pass (pack, widen), one MPI call and an optional post-pass (narrow, divide, move).
-// A program is built from a call's shape (kind, count, type, op, root, in-place) and bound
-// to buffers only when it runs, so one program serves every blocking call of that shape.
-// It runs blocking (MPI's blocking routines, as fast as the native call) or step by step on
-// nonblocking requests (persistent plans: Start, then Test/Wait resume it).
+// coll/compiled_coll.h) or, as the fallback, the collective lowered onto native MPI routines: a
+// list of steps, each an optional local pre-pass (pack, widen), one MPI call and an optional
+// post-pass (narrow, divide, move). A program is built from a call's shape (kind, count, type, op,
+// root, in-place) and bound to buffers only when it runs, so one program serves every blocking call
+// of that shape. It runs blocking (MPI's blocking routines, as fast as the native call) or step by
+// step on nonblocking requests (persistent plans: Start, then Test/Wait resume it).
 #pragma once
 
 #include <mpi.h>

@@ -2,9 +2,9 @@
 
 #include <memory>
 
+#include "coll/build_collective.h"
 #include "core/live_set.h"
 #include "core/log.h"
-#include "coll/build_collective.h"
 
 namespace weft {
 namespace {

@@ -56,7 +56,8 @@ uint64_t RecvBytes(const CollSpec& s, int rank) {
 std::string SpecText(const CollSpec& s) {
   std::string t = std::string(CollName(s.coll)) + " P=" + std::to_string(s.nranks) +
                   " count=" + std::to_string(s.count) + " " + TypeName(s.dtype);
-  if (Reduces(s.coll)) t += std::string(" ") + (s.op == ir::kOpMatMul2x2 ? "matmul2x2" : OpName(s.op));
+  if (Reduces(s.coll))
+    t += std::string(" ") + (s.op == ir::kOpMatMul2x2 ? "matmul2x2" : OpName(s.op));
   if (s.coll == Coll::kBroadcast || s.coll == Coll::kReduce) t += " root=" + std::to_string(s.root);
   if (s.in_place) t += " in_place";
   return t;

@@ -10,7 +10,14 @@
 namespace weft::sched {
 
 /// The collectives that have compiled schedules.
-enum class Coll : uint8_t { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll };
+enum class Coll : uint8_t {
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kBroadcast,
+  kReduce,
+  kAllToAll
+};
 inline constexpr int kNumColls = 6;
 
 /// Lower-case name ("allreduce", "reduce_scatter", ...).

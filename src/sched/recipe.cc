@@ -37,10 +37,14 @@ bool ParseBytes(const std::string& text, uint64_t* out) {
   char* end = nullptr;
   uint64_t v = std::strtoull(text.c_str(), &end, 10);
   std::string suffix(end);
-  if (suffix == "K" || suffix == "k") v <<= 10;
-  else if (suffix == "M" || suffix == "m") v <<= 20;
-  else if (suffix == "G" || suffix == "g") v <<= 30;
-  else if (!suffix.empty()) return false;
+  if (suffix == "K" || suffix == "k")
+    v <<= 10;
+  else if (suffix == "M" || suffix == "m")
+    v <<= 20;
+  else if (suffix == "G" || suffix == "g")
+    v <<= 30;
+  else if (!suffix.empty())
+    return false;
   *out = v;
   return true;
 }
@@ -75,7 +79,8 @@ bool ParseRecipe(const std::string& text, Recipe* out, std::string* why) {
   r.generator = body.substr(0, colon);
   if (FindGenerator(r.generator) == nullptr) {
     std::string names;
-    for (const Generator* g : AllGenerators()) names += std::string(names.empty() ? "" : ", ") + g->name();
+    for (const Generator* g : AllGenerators())
+      names += std::string(names.empty() ? "" : ", ") + g->name();
     *why = "unknown generator '" + r.generator + "' (known: " + names + ")";
     return false;
   }

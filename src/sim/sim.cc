@@ -45,12 +45,18 @@ class Engine {
   unsigned char* Resolve(int rank, const ir::Ref& r) {
     if (!opt_.check_data) return nullptr;
     switch (r.space) {
-      case ir::Space::kSend: return ranks_[rank].send + r.offset;
-      case ir::Space::kRecv: return ranks_[rank].recv + r.offset;
-      case ir::Space::kScratch: return ranks_[rank].scratch + r.offset;
-      case ir::Space::kShm: return ranks_[r.rank].shm + r.offset;
-      case ir::Space::kPeerSend: return ranks_[r.rank].send + r.offset;
-      case ir::Space::kPeerRecv: return ranks_[r.rank].recv + r.offset;
+      case ir::Space::kSend:
+        return ranks_[rank].send + r.offset;
+      case ir::Space::kRecv:
+        return ranks_[rank].recv + r.offset;
+      case ir::Space::kScratch:
+        return ranks_[rank].scratch + r.offset;
+      case ir::Space::kShm:
+        return ranks_[r.rank].shm + r.offset;
+      case ir::Space::kPeerSend:
+        return ranks_[r.rank].send + r.offset;
+      case ir::Space::kPeerRecv:
+        return ranks_[r.rank].recv + r.offset;
     }
     return nullptr;
   }

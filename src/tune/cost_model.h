@@ -20,8 +20,8 @@ struct LinkTier {
 
 /// Costs of the operations a Program performs.
 struct CostModel {
-  LinkTier intra{0.5, 8.0};      // ranks on one node
-  LinkTier inter{2.0, 12.0};     // ranks on different nodes
+  LinkTier intra{0.5, 8.0};           // ranks on one node
+  LinkTier inter{2.0, 12.0};          // ranks on different nodes
   double message_overhead_us = 0.05;  // per message posted, on the sender
   double copy_gbytes_per_s = 10.0;
   double reduce_gbytes_per_s = 6.0;  // bytes read by a reduce

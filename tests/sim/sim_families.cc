@@ -49,8 +49,8 @@ const std::vector<Family>& Families() {
                  },
                  true});
     f.push_back({"rexch_fold", butterfly, [](int P) { return PowerOfTwo(P, 99); }, true});
-    f.push_back({"rexch_doubling", {Coll::kAllReduce}, [](int P) { return PowerOfTwo(P, 0); },
-                 true});
+    f.push_back(
+        {"rexch_doubling", {Coll::kAllReduce}, [](int P) { return PowerOfTwo(P, 0); }, true});
     f.push_back({"rexch_mixed", {Coll::kAllReduce}, [](int P) { return PowerOfTwo(P, 1); }, true});
     f.push_back({"rexch_radix3", butterfly,
                  [](int P) {
@@ -61,18 +61,25 @@ const std::vector<Family>& Families() {
                    return r;
                  },
                  true});
-    f.push_back({"rexch_chunked", {Coll::kAllReduce}, [](int P) { return PowerOfTwo(P, 99, 4096); },
-                 true});
+    f.push_back(
+        {"rexch_chunked", {Coll::kAllReduce}, [](int P) { return PowerOfTwo(P, 99, 4096); }, true});
     f.push_back({"ring", butterfly, [](int) { return Recipe{"ring", {}, 0}; }});
-    f.push_back({"shift2", {Coll::kReduceScatter, Coll::kAllGather},
-                 [](int) { return Recipe{"shift", {2}, 0}; }});
-    f.push_back({"shift3", {Coll::kReduceScatter, Coll::kAllGather},
-                 [](int) { return Recipe{"shift", {3}, 0}; }});
+    f.push_back({"shift2", {Coll::kReduceScatter, Coll::kAllGather}, [](int) {
+                   return Recipe{"shift", {2}, 0};
+                 }});
+    f.push_back({"shift3", {Coll::kReduceScatter, Coll::kAllGather}, [](int) {
+                   return Recipe{"shift", {3}, 0};
+                 }});
     f.push_back({"tree2", tree, [](int) { return Recipe{"tree", {2}, 0}; }, true});
     f.push_back({"tree4", tree, [](int) { return Recipe{"tree", {4}, 0}; }, true});
     f.push_back({"tree2_chunked", tree, [](int) { return Recipe{"tree", {2}, 4096}; }, true});
-    f.push_back({"copyin", {Coll::kAllReduce, Coll::kReduceScatter, Coll::kReduce},
-                 [](int) { return Recipe{"copyin", {}, 0}; }, true, true});
+    f.push_back({"copyin",
+                 {Coll::kAllReduce, Coll::kReduceScatter, Coll::kReduce},
+                 [](int) {
+                   return Recipe{"copyin", {}, 0};
+                 },
+                 true,
+                 true});
     f.push_back({"pairwise", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {4}, 0}; }});
     f.push_back({"pairwise1", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {1}, 0}; }});
     f.push_back({"bruck", {Coll::kAllToAll}, [](int) { return Recipe{"bruck", {}, 0}; }});

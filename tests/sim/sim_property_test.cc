@@ -30,8 +30,8 @@ const std::vector<int>& RankCounts() {
   return p;
 }
 
-constexpr weftDataType_t kTypes[] = {weftInt8,  weftUint8,   weftInt32,   weftUint32,
-                                     weftInt64, weftUint64,  weftFloat16, weftFloat32,
+constexpr weftDataType_t kTypes[] = {weftInt8,    weftUint8,   weftInt32,   weftUint32,
+                                     weftInt64,   weftUint64,  weftFloat16, weftFloat32,
                                      weftFloat64, weftBfloat16};
 constexpr weftRedOp_t kOps[] = {weftSum, weftProd, weftMax, weftMin};
 

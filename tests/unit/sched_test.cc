@@ -117,11 +117,11 @@ TEST(Bytecode, RescaleEqualsRecompiling) {
     const char* recipe;
     int P;
   };
-  for (const Case& c : {Case{Coll::kAllReduce, "rexch:-2,-3,3,2", 6},
-                        Case{Coll::kAllReduce, "rexch:-2,2", 5}, Case{Coll::kAllReduce, "ring", 3},
-                        Case{Coll::kReduceScatter, "rexch:-2,-2", 7},
-                        Case{Coll::kAllGather, "shift:3", 5}, Case{Coll::kBroadcast, "tree:2", 6},
-                        Case{Coll::kAllToAll, "bruck", 5}}) {
+  for (const Case& c :
+       {Case{Coll::kAllReduce, "rexch:-2,-3,3,2", 6}, Case{Coll::kAllReduce, "rexch:-2,2", 5},
+        Case{Coll::kAllReduce, "ring", 3}, Case{Coll::kReduceScatter, "rexch:-2,-2", 7},
+        Case{Coll::kAllGather, "shift:3", 5}, Case{Coll::kBroadcast, "tree:2", 6},
+        Case{Coll::kAllToAll, "bruck", 5}}) {
     Recipe r;
     std::string why;
     ASSERT_TRUE(ParseRecipe(c.recipe, &r, &why));
@@ -214,7 +214,8 @@ TEST(Bytecode, FusedRunsGiveTheSameResult) {
 
 TEST(KWayReduce, OrderAliasingAndHalfPrecision) {
   // Non-commutative: a*b*c in that order, destination equal to the middle source.
-  std::vector<uint64_t> a{0x0001000100000001ull}, b{0x0001000000010001ull}, c{0x0002000100010003ull};
+  std::vector<uint64_t> a{0x0001000100000001ull}, b{0x0001000000010001ull},
+      c{0x0002000100010003ull};
   const uint64_t want = MatMul2x2(MatMul2x2(a[0], b[0]), c[0]);
   EXPECT_NE(want, MatMul2x2(MatMul2x2(b[0], a[0]), c[0])) << "the test op must not commute";
   const void* srcs[3] = {a.data(), b.data(), c.data()};

@@ -74,10 +74,11 @@ int main(int argc, char** argv) {
   }
   weft::sched::CollSpec small{weft::sched::Coll::kAllReduce, 2, 1, weftFloat64};
   if (rank == 0) {
-    std::printf("# weft compile cost: select recipe + build Program + lower to bytecode, one rank,"
-                " median\n");
-    std::printf("%-10s %5s %8s  %-34s %9s %9s %9s %9s %7s\n", "collective", "P", "bytes",
-                "recipe", "select_us", "build_us", "lower_us", "total_us", "instrs");
+    std::printf(
+        "# weft compile cost: select recipe + build Program + lower to bytecode, one rank,"
+        " median\n");
+    std::printf("%-10s %5s %8s  %-34s %9s %9s %9s %9s %7s\n", "collective", "P", "bytes", "recipe",
+                "select_us", "build_us", "lower_us", "total_us", "instrs");
     for (auto [P, count] : {std::pair<int, uint64_t>{128, 131072}, {4096, 131072}, {2, 1}}) {
       weft::sched::CollSpec s{weft::sched::Coll::kAllReduce, P, count, weftFloat64};
       const Cost c = CompileCost(s, P >= 4096 ? std::max(30, iters / 50) : iters / 4);
@@ -104,10 +105,11 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       const Cost c = CompileCost(small, iters);
       const double compile = c.select_us + c.build_us + c.lower_us, exec = Median(t);
-      std::printf("# 8-byte allreduce at 2 ranks: compile %.2f us, one execution %.2f us "
-                  "(weftAllReduce, median of %d, slowest rank): ratio %.1f (ext_mpi: up to 1e4;"
-                  " goal: under 100)\n",
-                  compile, exec, iters, compile / exec);
+      std::printf(
+          "# 8-byte allreduce at 2 ranks: compile %.2f us, one execution %.2f us "
+          "(weftAllReduce, median of %d, slowest rank): ratio %.1f (ext_mpi: up to 1e4;"
+          " goal: under 100)\n",
+          compile, exec, iters, compile / exec);
     }
   } else if (rank == 0) {
     std::printf("# run under mpiexec -n 2 to time one execution and print the ratio\n");

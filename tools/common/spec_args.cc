@@ -96,15 +96,16 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
 bool ChooseRecipe(SpecArgs* a) {
   std::string why;
   sched::Recipe chosen;
-  if (!sched::SelectRecipe(a->spec, a->env, a->model, a->has_recipe ? &a->recipe : nullptr,
-                           &chosen, &why)) {
+  if (!sched::SelectRecipe(a->spec, a->env, a->model, a->has_recipe ? &a->recipe : nullptr, &chosen,
+                           &why)) {
     std::fprintf(stderr, "no schedule: %s\n", why.c_str());
     std::printf("FAIL: no schedule: %s\n", why.c_str());
     return false;
   }
   a->recipe = chosen;
   std::printf("spec: %s\nrecipe: %s%s\n", sched::SpecText(a->spec).c_str(),
-              sched::RecipeText(chosen).c_str(), a->has_recipe ? "" : " (chosen by the cost model)");
+              sched::RecipeText(chosen).c_str(),
+              a->has_recipe ? "" : " (chosen by the cost model)");
   return true;
 }
 

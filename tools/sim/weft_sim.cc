@@ -83,11 +83,11 @@ int main(int argc, char** argv) {
     std::printf("data: every rank's result matches the rank-order reference (count %llu)\n",
                 static_cast<unsigned long long>(check.count));
   } else {
-    std::printf("data: checked at count %llu (count %llu needs more than --mem-budget-mib %llu);"
-                " matches the reference\n",
-                static_cast<unsigned long long>(check.count),
-                static_cast<unsigned long long>(a.spec.count),
-                static_cast<unsigned long long>(flags.mem_budget >> 20));
+    std::printf(
+        "data: checked at count %llu (count %llu needs more than --mem-budget-mib %llu);"
+        " matches the reference\n",
+        static_cast<unsigned long long>(check.count), static_cast<unsigned long long>(a.spec.count),
+        static_cast<unsigned long long>(flags.mem_budget >> 20));
   }
   weft::sim::SimResult timing = data;
   if (data_ps != &ps) {

@@ -64,9 +64,7 @@ class Builder {
 std::vector<uint64_t> SplitElems(uint64_t count, int parts, uint64_t elem_bytes);
 
 /// Elements per 64-byte line for elements of elem_bytes (at least 1).
-inline uint64_t LineElems(uint64_t elem_bytes) {
-  return elem_bytes >= 64 ? 1 : 64 / elem_bytes;
-}
+inline uint64_t LineElems(uint64_t elem_bytes) { return elem_bytes >= 64 ? 1 : 64 / elem_bytes; }
 
 /// Contiguous groups folding P ranks onto C <= P leaders: group g holds ranks
 /// [first(g), first(g + 1)), the first P mod C groups one rank larger; each group's leader is

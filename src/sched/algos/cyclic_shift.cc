@@ -30,9 +30,7 @@ class CyclicShiftGen final : public Generator {
   const char* summary() const override {
     return "cyclic shift (Bruck/dissemination), log_k P steps; factor: radix k (default 2)";
   }
-  bool Serves(Coll c) const override {
-    return c == Coll::kAllGather || c == Coll::kReduceScatter;
-  }
+  bool Serves(Coll c) const override { return c == Coll::kAllGather || c == Coll::kReduceScatter; }
   std::vector<int> DefaultFactors(const CollSpec&) const override { return {2}; }
   ir::Program Generate(const CollSpec& spec, const std::vector<int>& factors,
                        int rank) const override;

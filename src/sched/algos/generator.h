@@ -36,7 +36,8 @@ class Generator {
   std::string Decline(const CollSpec& spec, const std::vector<int>& factors,
                       const GenEnv& env) const;
   /// The program of `rank`. Only after Decline returned "".
-  virtual ir::Program Generate(const CollSpec& spec, const std::vector<int>& factors, int rank) const = 0;
+  virtual ir::Program Generate(const CollSpec& spec, const std::vector<int>& factors,
+                               int rank) const = 0;
   /// Elements of which a count must be a multiple for the program to be linear in count (so a
   /// compiled program rescales exactly to any other such count); 0: never rescale.
   virtual uint64_t ScaleUnit(const CollSpec& spec, const std::vector<int>& factors) const {

@@ -159,7 +159,7 @@ ir::Program RecursiveExchangeGen::Generate(const CollSpec& spec, const std::vect
     for (int k = 0; k <= nseg; ++k) seg[k] = static_cast<uint64_t>(fold.First(k)) * n;
   }
   const ir::Ref W = reduce_scatter ? ScratchAt(0) : RecvAt(0);  // where results build up
-  const uint64_t slots = reduce_scatter ? vec : 0;                // scratch receive slots
+  const uint64_t slots = reduce_scatter ? vec : 0;              // scratch receive slots
   if (reduce_scatter) b.NeedScratch(vec);
   bool in_w = false;  // whether W (rather than send) holds this rank's current data
   auto cur = [&](uint64_t elem) { return Plus(in_w ? W : SendAt(0), elem * es); };

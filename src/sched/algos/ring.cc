@@ -6,9 +6,10 @@
 // (r - s - 2) mod P, which it combines with its own contribution; after P - 1 steps it holds
 // piece r complete. allgather: at step s it forwards piece (r - s) mod P and receives piece
 // (r - s - 1) mod P.
+#include "sched/patterns/ring.h"
+
 #include "sched/algos/builder.h"
 #include "sched/algos/registry.h"
-#include "sched/patterns/ring.h"
 
 namespace weft::sched {
 namespace {

@@ -110,8 +110,7 @@ struct InFlight {
     return false;
   }
   std::string CheckRead(const Ref& r, uint64_t n) const {
-    return Hits(recvs, r, n) ? "reads " + RefText(r) + " while a receive into it is in flight"
-                             : "";
+    return Hits(recvs, r, n) ? "reads " + RefText(r) + " while a receive into it is in flight" : "";
   }
   std::string CheckWrite(const Ref& r, uint64_t n) const {
     if (Hits(recvs, r, n)) return "writes " + RefText(r) + " while a receive into it is in flight";
@@ -172,7 +171,7 @@ bool VerifyProgram(const Program& p, std::string* why) {
 
 bool VerifyMatching(const std::vector<Program>& programs, std::string* why) {
   const int P = static_cast<int>(programs.size());
-  using Key = std::tuple<int, int, int>;  // (from, to, tag)
+  using Key = std::tuple<int, int, int>;              // (from, to, tag)
   std::map<Key, std::vector<uint64_t>> sends, recvs;  // sizes in order
   for (int r = 0; r < P; ++r) {
     const Program& p = programs[r];

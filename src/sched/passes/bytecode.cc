@@ -16,9 +16,7 @@ BcRef ToBc(const ir::Ref& r) {
   return b;
 }
 
-ir::Ref FromBc(const BcRef& b) {
-  return {static_cast<ir::Space>(b.space), b.rank, b.offset};
-}
+ir::Ref FromBc(const BcRef& b) { return {static_cast<ir::Space>(b.space), b.rank, b.offset}; }
 
 bool IsLocal(ir::Opcode op) { return op == ir::Opcode::kCopy || op == ir::Opcode::kReduce; }
 
@@ -154,8 +152,9 @@ bool CheckBytecode(const Bytecode& bc, std::string* why) {
       return false;
     }
     const auto op = static_cast<ir::Opcode>(b.op);
-    const size_t nref = IsLocal(op) ? 1 + b.nsrc
-                        : (op == ir::Opcode::kSend || op == ir::Opcode::kRecv) ? 1 : 0;
+    const size_t nref = IsLocal(op)                                            ? 1 + b.nsrc
+                        : (op == ir::Opcode::kSend || op == ir::Opcode::kRecv) ? 1
+                                                                               : 0;
     if (b.ref + nref > bc.refs.size()) {
       *why = "instr " + std::to_string(i) + ": operand index out of range";
       return false;
@@ -179,12 +178,14 @@ std::string DumpBytecode(const Bytecode& bc) {
     const BcInstr& b = bc.code[i];
     const auto op = static_cast<ir::Opcode>(b.op);
     char head[96];
-    std::snprintf(head, sizeof head, "  %04zu %-7s peer=%d aux=%d bytes=%llu", i,
-                  ir::Mnemonic(op), b.peer, b.aux, static_cast<unsigned long long>(b.bytes));
+    std::snprintf(head, sizeof head, "  %04zu %-7s peer=%d aux=%d bytes=%llu", i, ir::Mnemonic(op),
+                  b.peer, b.aux, static_cast<unsigned long long>(b.bytes));
     s += head;
-    const size_t nref = IsLocal(op) ? 1 + b.nsrc
-                        : (op == ir::Opcode::kSend || op == ir::Opcode::kRecv) ? 1 : 0;
-    for (size_t k = 0; k < nref; ++k) s += " [" + std::to_string(b.ref + k) + "]" + ir::RefText(FromBc(bc.refs[b.ref + k]));
+    const size_t nref = IsLocal(op)                                            ? 1 + b.nsrc
+                        : (op == ir::Opcode::kSend || op == ir::Opcode::kRecv) ? 1
+                                                                               : 0;
+    for (size_t k = 0; k < nref; ++k)
+      s += " [" + std::to_string(b.ref + k) + "]" + ir::RefText(FromBc(bc.refs[b.ref + k]));
     if (op == ir::Opcode::kWait) s += " value=" + std::to_string(b.value);
     if (b.fused) s += "  fused " + std::to_string(b.fused);
     s += "\n";

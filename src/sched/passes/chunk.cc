@@ -58,8 +58,7 @@ std::string DeclineChunking(const CollSpec& spec) {
       spec.coll == Coll::kReduce) {
     return "";
   }
-  return std::string("chunking applies to allreduce, bcast and reduce, not ") +
-         CollName(spec.coll);
+  return std::string("chunking applies to allreduce, bcast and reduce, not ") + CollName(spec.coll);
 }
 
 ir::Program Pipeline(const CollSpec& spec, uint64_t chunk_bytes, int rank,

@@ -12,8 +12,7 @@ Status MpiTransport::Isend(int peer, const void* buf, uint64_t bytes, int tag) {
   for (uint64_t o = 0; o < bytes; o += kPieceBytes) {
     const int n = static_cast<int>(std::min(kPieceBytes, bytes - o));
     reqs_.push_back(MPI_REQUEST_NULL);
-    const int err = PMPI_Isend(p + o, n, MPI_BYTE, peer, Tag(tag), comm_.mpi,
-                               &reqs_.back());
+    const int err = PMPI_Isend(p + o, n, MPI_BYTE, peer, Tag(tag), comm_.mpi, &reqs_.back());
     if (err != MPI_SUCCESS) return comm_.FailMpi(err, "MPI_Isend (schedule)");
   }
   return weftSuccess;
@@ -24,8 +23,7 @@ Status MpiTransport::Irecv(int peer, void* buf, uint64_t bytes, int tag) {
   for (uint64_t o = 0; o < bytes; o += kPieceBytes) {
     const int n = static_cast<int>(std::min(kPieceBytes, bytes - o));
     reqs_.push_back(MPI_REQUEST_NULL);
-    const int err = PMPI_Irecv(p + o, n, MPI_BYTE, peer, Tag(tag), comm_.mpi,
-                               &reqs_.back());
+    const int err = PMPI_Irecv(p + o, n, MPI_BYTE, peer, Tag(tag), comm_.mpi, &reqs_.back());
     if (err != MPI_SUCCESS) return comm_.FailMpi(err, "MPI_Irecv (schedule)");
   }
   return weftSuccess;
@@ -43,7 +41,8 @@ Status MpiTransport::Complete(bool blocking, bool* done) {
     err = PMPI_Testall(n, reqs_.data(), &flag, MPI_STATUSES_IGNORE);
     *done = flag != 0;
   }
-  if (err != MPI_SUCCESS) return comm_.FailMpi(err, blocking ? "MPI_Waitall (schedule)" : "MPI_Testall (schedule)");
+  if (err != MPI_SUCCESS)
+    return comm_.FailMpi(err, blocking ? "MPI_Waitall (schedule)" : "MPI_Testall (schedule)");
   if (*done) reqs_.clear();
   return weftSuccess;
 }

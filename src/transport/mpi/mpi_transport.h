@@ -5,8 +5,8 @@
 // rank start collectives in the same order, and its tags are kScheduleTagBase + slot *
 // kTagsPerSlot + (program tag mod kTagsPerSlot). Program tags only separate pipeline chunks,
 // whose rounds are aligned on both ends, so reusing a tag 256 chunks later keeps FIFO order.
-// weftSend and weftRecv use a tag below the base. Messages over 1 GiB go as several MPI messages (counts are
-// int); MPI's non-overtaking rule keeps the pieces in order.
+// weftSend and weftRecv use a tag below the base. Messages over 1 GiB go as several MPI messages
+// (counts are int); MPI's non-overtaking rule keeps the pieces in order.
 #pragma once
 
 #include <mpi.h>
