@@ -257,5 +257,48 @@ TEST(ChunkPass, PipelinedBroadcastBeatsTheWholeVectorTree) {
   EXPECT_LT(t[1], 1.05 * 4 * (4 << 20) / 8e3) << "the root's injection bound";
 }
 
+// The simulator names what is wrong: a deadlock (each rank waits for a receive the other posts
+// only after its own waitall), a size mismatch, a wrong result.
+TEST(Simulator, ReportsDeadlocksMismatchesAndWrongResults) {
+  const CollSpec spec{Coll::kAllReduce, 2, 4, weftFloat64};
+  std::vector<ir::Program> ps;
+  for (int r = 0; r < 2; ++r) {
+    Builder b(spec, r);
+    b.NeedScratch(32);
+    b.Recv(1 - r, ScratchAt(0), 32);
+    b.WaitAll();
+    b.Send(1 - r, SendAt(0), 32);
+    b.WaitAll();
+    ps.push_back(b.Take());
+  }
+  std::string why;
+  ASSERT_TRUE(ir::VerifyMatching(ps, &why)) << "statically fine: " << why;
+  sim::SimResult res = sim::Simulate(spec, ps, sim::SimOptions{});
+  EXPECT_FALSE(res.pass);
+  EXPECT_NE(res.why.find("deadlock"), std::string::npos) << res.why;
+  EXPECT_NE(res.why.find("rank 1"), std::string::npos) << res.why;
+
+  ps.clear();
+  for (int r = 0; r < 2; ++r) {
+    Builder b(spec, r);
+    b.NeedScratch(32);
+    b.Send(1 - r, SendAt(0), r == 0 ? 32 : 24);
+    b.Recv(1 - r, ScratchAt(0), 32);
+    b.WaitAll();
+    ps.push_back(b.Take());
+  }
+  res = sim::Simulate(spec, ps, sim::SimOptions{});
+  EXPECT_NE(res.why.find("sends 24 bytes to rank 0"), std::string::npos) << res.why;
+
+  ps.clear();
+  for (int r = 0; r < 2; ++r) {
+    Builder b(spec, r);
+    b.Copy(RecvAt(0), SendAt(0), 32);  // no exchange at all: a wrong allreduce
+    ps.push_back(b.Take());
+  }
+  res = sim::Simulate(spec, ps, sim::SimOptions{});
+  EXPECT_NE(res.why.find("first wrong element"), std::string::npos) << res.why;
+}
+
 }  // namespace
 }  // namespace weft::sched
