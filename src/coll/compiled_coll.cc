@@ -88,7 +88,7 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
                      CollApiName(args.kind), sched::RecipeText(recipe).c_str(), why.c_str());
   }
   WEFT_INFO(kColl, "%s: recipe %s, %zu instructions", sched::SpecText(spec).c_str(),
-             sched::RecipeText(recipe).c_str(), c->bytecode.code.size());
+            sched::RecipeText(recipe).c_str(), c->bytecode.code.size());
   *out = std::move(c);
   return weftSuccess;
 }

@@ -75,8 +75,7 @@ TEST(Golden, DocsWorkedExampleIsCurrent) {
   std::string why;
   ASSERT_TRUE(sched::ParseRecipe("rexch:-2,-2,2,2", &recipe, &why));
   const std::string program = ir::PrintProgram(sched::BuildProgram(spec, recipe, 1));
-  EXPECT_NE(ReadFile(std::string(WEFT_SOURCE_DIR) + "/docs/ir.md").find(program),
-            std::string::npos)
+  EXPECT_NE(ReadFile(std::string(WEFT_SOURCE_DIR) + "/docs/ir.md").find(program), std::string::npos)
       << "docs/ir.md's worked example is out of date; it should show:\n"
       << program;
 }

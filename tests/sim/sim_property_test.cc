@@ -8,6 +8,7 @@
 // whole buffer: each block holds ceil(count / P) elements, so P = 257 stays in memory.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 #include "sched/compile.h"
@@ -60,6 +61,11 @@ struct FamColl {
   size_t family;
   Coll coll;
 };
+
+// How gtest (and ctest's test list) shows a parameter.
+void PrintTo(const FamColl& f, std::ostream* os) {
+  *os << Families()[f.family].name << " " << sched::CollName(f.coll);
+}
 
 std::vector<FamColl> AllFamColls() {
   std::vector<FamColl> v;

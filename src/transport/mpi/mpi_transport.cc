@@ -7,26 +7,26 @@ namespace {
 constexpr uint64_t kPieceBytes = 1ull << 30;
 }  // namespace
 
-Status MpiTransport::Isend(int peer, const void* buf, uint64_t bytes, int tag) {
-  const char* p = static_cast<const char*>(buf);
-  for (uint64_t o = 0; o < bytes; o += kPieceBytes) {
-    const int n = static_cast<int>(std::min(kPieceBytes, bytes - o));
-    reqs_.push_back(MPI_REQUEST_NULL);
-    const int err = PMPI_Isend(p + o, n, MPI_BYTE, peer, Tag(tag), comm_.mpi, &reqs_.back());
-    if (err != MPI_SUCCESS) return comm_.FailMpi(err, "MPI_Isend (schedule)");
-  }
-  return weftSuccess;
-}
-
-Status MpiTransport::Irecv(int peer, void* buf, uint64_t bytes, int tag) {
+Status MpiTransport::Post(bool send, int peer, void* buf, uint64_t bytes, int tag) {
   char* p = static_cast<char*>(buf);
   for (uint64_t o = 0; o < bytes; o += kPieceBytes) {
     const int n = static_cast<int>(std::min(kPieceBytes, bytes - o));
     reqs_.push_back(MPI_REQUEST_NULL);
-    const int err = PMPI_Irecv(p + o, n, MPI_BYTE, peer, Tag(tag), comm_.mpi, &reqs_.back());
-    if (err != MPI_SUCCESS) return comm_.FailMpi(err, "MPI_Irecv (schedule)");
+    const int err = send ? PMPI_Isend(p + o, n, MPI_BYTE, peer, Tag(tag), comm_.mpi, &reqs_.back())
+                         : PMPI_Irecv(p + o, n, MPI_BYTE, peer, Tag(tag), comm_.mpi, &reqs_.back());
+    if (err != MPI_SUCCESS) {
+      return comm_.FailMpi(err, send ? "MPI_Isend (schedule)" : "MPI_Irecv (schedule)");
+    }
   }
   return weftSuccess;
+}
+
+Status MpiTransport::Isend(int peer, const void* buf, uint64_t bytes, int tag) {
+  return Post(true, peer, const_cast<void*>(buf), bytes, tag);  // MPI only reads it
+}
+
+Status MpiTransport::Irecv(int peer, void* buf, uint64_t bytes, int tag) {
+  return Post(false, peer, buf, bytes, tag);
 }
 
 Status MpiTransport::Complete(bool blocking, bool* done) {

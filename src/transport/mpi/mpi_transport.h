@@ -37,6 +37,7 @@ class MpiTransport final : public Transport {
   void set_slot(uint32_t slot) { slot_ = static_cast<int>(slot % kScheduleSlots); }
 
  private:
+  Status Post(bool send, int peer, void* buf, uint64_t bytes, int tag);
   int Tag(int tag) const { return kScheduleTagBase + slot_ * kTagsPerSlot + tag % kTagsPerSlot; }
   Comm& comm_;
   int slot_ = 0;
