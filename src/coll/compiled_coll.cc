@@ -62,7 +62,9 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   out->reset();
   sched::CollSpec spec;
   if (GetParams().WEFT_SCHEDULES == 0 || !ToSpec(comm, args, &spec)) return weftSuccess;
-  sched::GenEnv env;  // no shared-memory transport yet: point-to-point schedules only
+  sched::GenEnv env;
+  // Shared-memory schedules need every rank on one node (node rank == rank).
+  env.shared_memory = GetParams().WEFT_SHM != 0 && comm.topo.num_nodes() == 1 && comm.size > 1;
   tune::CostModel model;
   if (comm.topo.num_nodes() > 1) {
     model.ranks_per_node = static_cast<int>(comm.topo.ranks_of_node[0].size());
@@ -79,9 +81,20 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
     WEFT_TRACE(kColl, "%s: native MPI (%s)", sched::SpecText(spec).c_str(), why.c_str());
     return weftSuccess;
   }
-  auto c = std::make_unique<CompiledColl>(comm);
+  ir::Program prog = sched::BuildProgram(spec, recipe, comm.rank);
+  std::shared_ptr<ShmSegment> shm;
+  bool node = prog.shm_slot_bytes > 0;
+  for (const ir::Instr& in : prog.code) {
+    node |= in.op == ir::Opcode::kSignal || in.op == ir::Opcode::kWait;
+  }
+  if (node && !comm.NodeSegment(prog.shm_slot_bytes, &shm)) {
+    // No segment (every rank gets the same answer): choose among point-to-point schedules.
+    env.shared_memory = false;
+    if (!sched::SelectRecipe(spec, env, model, nullptr, &recipe, &why)) return weftSuccess;
+    prog = sched::BuildProgram(spec, recipe, comm.rank);
+  }
+  auto c = std::make_unique<CompiledColl>(comm, std::move(shm));
   c->recipe = recipe;
-  const ir::Program prog = sched::BuildProgram(spec, recipe, comm.rank);
   c->bytecode = sched::Lower(prog, spec.count, sched::RecipeScaleUnit(spec, recipe));
   if (!sched::CheckBytecode(c->bytecode, &why)) {
     return comm.Fail(weftInternalError, "%s: lowering %s produced bad bytecode: %s",
@@ -91,6 +104,20 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
             sched::RecipeText(recipe).c_str(), c->bytecode.code.size());
   *out = std::move(c);
   return weftSuccess;
+}
+
+CompiledColl::~CompiledColl() {
+  if (comm_.shm_user == this) comm_.shm_user = nullptr;
+}
+
+Status CompiledColl::ClaimNodeSegment(Comm& comm) {
+  if (!transport_.has_shm()) return weftSuccess;
+  CompiledColl* prev = comm.shm_user;
+  comm.shm_user = this;
+  if (prev == nullptr || prev == this || !prev->interp_.active()) return weftSuccess;
+  // Every rank starts collectives in the same order, so every rank finishes the same one here.
+  bool done = false;
+  return prev->Resume(comm, true, &done);
 }
 
 ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scratch) const {
@@ -114,6 +141,7 @@ Status CompiledColl::Run(Comm& comm, const Bind& bind) {
   if (started_) {
     return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");
   }
+  WEFT_CHECK(ClaimNodeSegment(comm));
   transport_.set_slot(comm.schedule_starts.fetch_add(1));
   interp_.Start(&bytecode, Buffers(bind, comm.ScheduleScratch(bytecode.scratch_bytes)));
   bool done = false;
@@ -127,6 +155,7 @@ Status CompiledColl::Start(Comm& comm, const Bind& bind) {
   if (!own_scratch_ && bytecode.scratch_bytes) {
     own_scratch_.reset(new unsigned char[bytecode.scratch_bytes]);
   }
+  WEFT_CHECK(ClaimNodeSegment(comm));
   transport_.set_slot(comm.schedule_starts.fetch_add(1));
   interp_.Start(&bytecode, Buffers(bind, own_scratch_.get()));
   started_ = true;

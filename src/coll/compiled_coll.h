@@ -11,14 +11,16 @@
 #include "exec/interpreter.h"
 #include "native/native_program.h"
 #include "sched/recipe.h"
-#include "transport/mpi/mpi_transport.h"
+#include "transport/schedule_transport.h"
 
 namespace weft {
 
 /// One compiled collective for one call shape.
 class CompiledColl {
  public:
-  explicit CompiledColl(Comm& comm) : transport_(comm) {}
+  CompiledColl(Comm& comm, std::shared_ptr<ShmSegment> shm)
+      : comm_(comm), transport_(comm, std::move(shm)) {}
+  ~CompiledColl();
   /// Runs to completion (scratch from the communicator's arena).
   Status Run(Comm& comm, const Bind& bind);
   /// Non-blocking execution (scratch owned by this object): Start, then Test or Wait.
@@ -34,7 +36,10 @@ class CompiledColl {
  private:
   ExecBuffers Buffers(const Bind& bind, unsigned char* scratch) const;
   Status Resume(Comm& comm, bool blocking, bool* done);
-  MpiTransport transport_;
+  /// Before an execution that uses the node segment: lets the previous user finish.
+  Status ClaimNodeSegment(Comm& comm);
+  Comm& comm_;
+  ScheduleTransport transport_;
   Interpreter interp_;
   std::unique_ptr<unsigned char[]> own_scratch_;
   bool started_ = false;

@@ -1,5 +1,7 @@
 #include "comm/comm.h"
 
+#include "transport/shm/shm_segment.h"
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -147,6 +149,23 @@ unsigned char* weftComm::ScheduleScratch(size_t bytes) {
     sched_scratch_size_ = bytes;
   }
   return sched_scratch_.get();
+}
+
+bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment>* out) {
+  if (shm_failed_) return false;
+  if (!shm_ || shm_->slot_bytes() < slot_bytes) {
+    std::string why;
+    std::shared_ptr<weft::ShmSegment> seg;
+    if (weft::ShmSegment::Create(node_comm, slot_bytes, &seg, &why) != weftSuccess) {
+      shm_failed_ = true;
+      WEFT_INFO(kColl, "no shared-memory segment (%s): point-to-point schedules only",
+                why.c_str());
+      return false;
+    }
+    shm_ = std::move(seg);
+  }
+  *out = shm_;
+  return true;
 }
 
 std::string weftComm::LastError() const {

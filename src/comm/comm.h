@@ -14,6 +14,8 @@
 
 namespace weft {
 class ProgramCache;
+class ShmSegment;
+class CompiledColl;
 }
 
 /// The object behind weftComm_t.
@@ -42,9 +44,18 @@ struct weftComm {
   /// Scratch memory for blocking compiled collectives (one runs at a time per communicator),
   /// grown to the largest need seen and kept until the communicator is destroyed.
   unsigned char* ScheduleScratch(size_t bytes);
+  /// Collective over node_comm (every rank builds the same programs in the same order): the
+  /// node segment with slots of at least slot_bytes, made anew when the current one is
+  /// smaller. Returns false if shared memory is unavailable here (reason logged once).
+  bool NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment>* out);
+  /// The compiled collective that last used the node segment: another must let it finish
+  /// before touching the slots (plans may be started together).
+  weft::CompiledColl* shm_user = nullptr;
 
  private:
   std::unique_ptr<unsigned char[]> sched_scratch_;
+  std::shared_ptr<weft::ShmSegment> shm_;
+  bool shm_failed_ = false;
   size_t sched_scratch_size_ = 0;
   mutable std::mutex err_mu_;
   std::string last_error_;

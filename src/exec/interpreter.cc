@@ -20,6 +20,7 @@ void Interpreter::Start(const sched::Bytecode* bc, const ExecBuffers& bufs) {
   bufs_ = bufs;
   pc_ = 0;
   active_ = true;
+  fresh_ = true;
 }
 
 unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
@@ -30,8 +31,12 @@ unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
       return bufs_.recv + r.offset;
     case ir::Space::kScratch:
       return bufs_.scratch + r.offset;
+    case ir::Space::kShm: {
+      unsigned char* slot = t_->NodeSlot(r.rank);
+      return slot == nullptr ? nullptr : slot + r.offset;
+    }
     default:
-      return nullptr;  // node memory: needs the shared-memory transport
+      return nullptr;  // a peer's user buffer: needs single copy (not built yet)
   }
 }
 
@@ -55,6 +60,11 @@ void Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64_t
 
 Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char** why) {
   *done = false;
+  t_ = &t;
+  if (fresh_) {
+    t.BeginExecution();
+    fresh_ = false;
+  }
   const size_t es = TypeSize(bc_->dtype);
   while (pc_ < bc_->code.size()) {
     const sched::BcInstr& in = bc_->code[pc_];
@@ -67,7 +77,7 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
           const sched::BcInstr& x = bc_->code[i];
           for (size_t j = 0; j <= x.nsrc; ++j) {
             if (Resolve(bc_->refs[x.ref + j]) == nullptr) {
-              *why = "the program uses node memory, which needs the shared-memory transport";
+              *why = "the program uses node memory or a peer's buffer this transport lacks";
               active_ = false;
               return weftInternalError;
             }
@@ -113,10 +123,23 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
         break;
       }
       case ir::Opcode::kSignal:
-      case ir::Opcode::kWait:
-        *why = "node counters need the shared-memory transport";
-        active_ = false;
-        return weftInternalError;
+      case ir::Opcode::kWait: {
+        bool reached = true;
+        Status s = op == ir::Opcode::kSignal
+                       ? t.Signal(in.aux)
+                       : t.WaitCounter(in.peer, in.aux, in.value, blocking, &reached);
+        if (s == weftNotSupported) {
+          *why = "node counters need the shared-memory transport";
+          s = weftInternalError;
+        }
+        if (s != weftSuccess) {
+          t.Cancel();
+          active_ = false;
+          return s;
+        }
+        if (!reached) return weftSuccess;  // in progress: resume at this wait
+        break;
+      }
       case ir::Opcode::kFence:
         std::atomic_thread_fence(std::memory_order_seq_cst);
         break;

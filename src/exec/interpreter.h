@@ -25,8 +25,8 @@ class Interpreter {
   /// Begins an execution (the program must outlive it).
   void Start(const sched::Bytecode* bc, const ExecBuffers& bufs);
   /// Runs on: to the end when blocking; else until a waitall would block (*done false).
-  /// Errors: what the transport reports; weftInternalError for a space this build cannot
-  /// reach (shared memory), with the reason in *why.
+  /// Errors: what the transport reports; weftInternalError for node memory or counters the
+  /// transport does not have, with the reason in *why.
   Status Resume(Transport& t, bool blocking, bool* done, const char** why);
   bool active() const { return active_; }
 
@@ -35,7 +35,9 @@ class Interpreter {
   void RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len);
 
   const sched::Bytecode* bc_ = nullptr;
+  Transport* t_ = nullptr;  // the transport of the current Resume (node slots)
   ExecBuffers bufs_;
+  bool fresh_ = false;  // started, not yet resumed: the transport's execution begins
   size_t pc_ = 0;
   bool active_ = false;
 };

@@ -20,6 +20,21 @@ class Transport {
   virtual Status Complete(bool blocking, bool* done) = 0;
   /// Abandons messages still in flight (after an error).
   virtual void Cancel() = 0;
+
+  // Node memory and counters, from the shared-memory transport (absent: null / NotSupported).
+  /// Called at the start of every execution (counter values become relative to it).
+  virtual void BeginExecution() {}
+  /// The shm(r) slot of node rank r.
+  virtual unsigned char* NodeSlot(int node_rank) { return nullptr; }
+  /// Advances this rank's counter c by one (release: everything written before is visible to
+  /// a peer that sees the new value).
+  virtual Status Signal(int counter) { return weftNotSupported; }
+  /// Whether node peer's counter c has reached the execution's start value + `value`:
+  /// blocking waits (spinning, then yielding) up to the deadline, else one look.
+  virtual Status WaitCounter(int node_peer, int counter, uint64_t value, bool blocking,
+                             bool* reached) {
+    return weftNotSupported;
+  }
 };
 
 }  // namespace weft

@@ -1,0 +1,59 @@
+#include "transport/schedule_transport.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include <chrono>
+
+#include "core/params.h"
+
+namespace weft {
+
+void ScheduleTransport::BeginExecution() {
+  if (!shm_) return;
+  for (int c = 0; c < ShmSegment::kCounters; ++c) {
+    base_[c] = shm_->Counter(shm_->rank(), c).load(std::memory_order_relaxed);
+  }
+}
+
+Status ScheduleTransport::Signal(int counter) {
+  if (!shm_ || counter < 0 || counter >= ShmSegment::kCounters) return weftNotSupported;
+  shm_->Counter(shm_->rank(), counter).fetch_add(1, std::memory_order_release);
+  return weftSuccess;
+}
+
+Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, bool blocking,
+                                      bool* reached) {
+  if (!shm_ || counter < 0 || counter >= ShmSegment::kCounters || peer >= shm_->nranks()) {
+    return weftNotSupported;
+  }
+  const uint64_t target = base_[counter] + value;
+  std::atomic<uint64_t>& c = shm_->Counter(peer, counter);
+  // Wrap-safe: the difference, read as signed, says which side of the target the counter is.
+  auto done = [&] {
+    return static_cast<int64_t>(c.load(std::memory_order_acquire) - target) >= 0;
+  };
+  *reached = done();
+  if (*reached || !blocking) return weftSuccess;
+  // Spin briefly (the peer is usually close behind), then yield the core: with more ranks
+  // than cores a spinning waiter would starve the rank it waits for.
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(GetParams().WEFT_TIMEOUT_S);
+  for (uint64_t i = 0;; ++i) {
+    if (done()) break;
+    if (i < 256) continue;
+    sched_yield();
+    if ((i & 1023) == 0 && Clock::now() > deadline) {
+      return comm_.Fail(weftTimeout,
+                        "waited %lld s for node rank %d's counter %d to reach %llu (it holds "
+                        "%llu): a peer died or left the collective (WEFT_TIMEOUT_S)",
+                        static_cast<long long>(GetParams().WEFT_TIMEOUT_S), peer, counter,
+                        static_cast<unsigned long long>(target),
+                        static_cast<unsigned long long>(c.load()));
+    }
+  }
+  *reached = true;
+  return weftSuccess;
+}
+
+}  // namespace weft

@@ -1,0 +1,43 @@
+// The transport a compiled collective runs over: messages through MPI point-to-point, and,
+// when the communicator's ranks share a node segment, node memory and counters through it.
+#pragma once
+
+#include <memory>
+
+#include "comm/comm.h"
+#include "transport/mpi/mpi_transport.h"
+#include "transport/shm/shm_segment.h"
+
+namespace weft {
+
+/// MPI messages + an optional node segment.
+class ScheduleTransport final : public Transport {
+ public:
+  ScheduleTransport(Comm& comm, std::shared_ptr<ShmSegment> shm)
+      : comm_(comm), mpi_(comm), shm_(std::move(shm)) {}
+  Status Isend(int peer, const void* buf, uint64_t bytes, int tag) override {
+    return mpi_.Isend(peer, buf, bytes, tag);
+  }
+  Status Irecv(int peer, void* buf, uint64_t bytes, int tag) override {
+    return mpi_.Irecv(peer, buf, bytes, tag);
+  }
+  Status Complete(bool blocking, bool* done) override { return mpi_.Complete(blocking, done); }
+  void Cancel() override { mpi_.Cancel(); }
+  void BeginExecution() override;
+  unsigned char* NodeSlot(int node_rank) override {
+    return shm_ ? shm_->Slot(node_rank) : nullptr;
+  }
+  Status Signal(int counter) override;
+  Status WaitCounter(int node_peer, int counter, uint64_t value, bool blocking,
+                     bool* reached) override;
+  void set_slot(uint32_t slot) { mpi_.set_slot(slot); }
+  bool has_shm() const { return shm_ != nullptr; }
+
+ private:
+  Comm& comm_;
+  MpiTransport mpi_;
+  std::shared_ptr<ShmSegment> shm_;
+  uint64_t base_[ShmSegment::kCounters] = {};
+};
+
+}  // namespace weft

@@ -1,0 +1,78 @@
+#include "transport/shm/shm_segment.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace weft {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+uint64_t RoundUp(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+}  // namespace
+
+ShmSegment::~ShmSegment() {
+  if (base_ != nullptr) munmap(base_, bytes_);
+}
+
+Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes,
+                          std::shared_ptr<ShmSegment>* out, std::string* why) {
+  int rank = 0, n = 1;
+  PMPI_Comm_rank(node_comm, &rank);
+  PMPI_Comm_size(node_comm, &n);
+  std::shared_ptr<ShmSegment> seg(new ShmSegment);
+  seg->rank_ = rank;
+  seg->nranks_ = n;
+  seg->slot_bytes_ = RoundUp(std::max<uint64_t>(slot_bytes, 1), kPage);
+  const uint64_t counters = RoundUp(static_cast<uint64_t>(n) * kCounters * 64, kPage);
+  seg->bytes_ = counters + seg->slot_bytes_ * n;
+
+  static std::atomic<int> serial{0};
+  char name[64] = {0};
+  int ok = 1;
+  if (rank == 0) {
+    std::snprintf(name, sizeof name, "/weft-%d-%d", static_cast<int>(getpid()), serial++);
+    const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    ok = fd >= 0 && ftruncate(fd, static_cast<off_t>(seg->bytes_)) == 0;
+    if (!ok) *why = std::string("shm_open/ftruncate ") + name + ": " + std::strerror(errno);
+    if (fd >= 0) close(fd);
+    if (!ok) shm_unlink(name);
+  }
+  PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, node_comm);
+  PMPI_Bcast(&ok, 1, MPI_INT, 0, node_comm);
+  if (!ok) {
+    if (why->empty()) *why = "node rank 0 could not create the segment";
+    return weftSystemError;
+  }
+  int mapped = 0;
+  const int fd = shm_open(name, O_RDWR, 0600);
+  if (fd >= 0) {
+    void* p = mmap(nullptr, seg->bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p != MAP_FAILED) {
+      seg->base_ = p;
+      mapped = 1;
+    }
+  }
+  if (!mapped) *why = std::string("mapping ") + name + ": " + std::strerror(errno);
+  int all = 0;
+  PMPI_Allreduce(&mapped, &all, 1, MPI_INT, MPI_MIN, node_comm);  // everyone has mapped it
+  if (rank == 0) shm_unlink(name);  // nothing is left in /dev/shm, whatever happens next
+  if (!all) {
+    if (why->empty()) *why = "a node peer could not map the segment";
+    return weftSystemError;
+  }
+  seg->counters_ = static_cast<unsigned char*>(seg->base_);
+  seg->slots_ = seg->counters_ + counters;
+  *out = std::move(seg);
+  return weftSuccess;
+}
+
+}  // namespace weft

@@ -1,0 +1,52 @@
+// One node's shared segment: a slot per node rank (the ir's shm(r) space) and per-rank node
+// counters (signal / wait), each counter on its own cache line. Node rank 0 creates it with
+// shm_open, every rank maps it, and the name is unlinked as soon as all have mapped it, so a
+// rank that dies leaks nothing in /dev/shm. Counters are monotonic and never reset; a program
+// waits for values relative to this rank's own counter at the start of the execution (every
+// shm program signals each counter equally often on every rank and ends with a barrier, so at
+// the start of an execution every rank's counter holds the same value). Sized by need: a
+// program needing larger slots gets a new, larger segment; old ones live on while a program
+// still holds them.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+
+namespace weft {
+
+/// A mapped node segment.
+class ShmSegment {
+ public:
+  static constexpr int kCounters = 4;
+
+  ~ShmSegment();
+  /// Collective over node_comm: creates and maps a segment with slots of at least slot_bytes.
+  /// On failure returns weftSystemError with the reason in *why (the caller falls back).
+  static Status Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_ptr<ShmSegment>* out,
+                       std::string* why);
+
+  uint64_t slot_bytes() const { return slot_bytes_; }
+  int nranks() const { return nranks_; }
+  int rank() const { return rank_; }
+  unsigned char* Slot(int node_rank) const { return slots_ + node_rank * slot_bytes_; }
+  std::atomic<uint64_t>& Counter(int node_rank, int c) const {
+    return *reinterpret_cast<std::atomic<uint64_t>*>(counters_ + (node_rank * kCounters + c) * 64);
+  }
+
+ private:
+  ShmSegment() = default;
+  void* base_ = nullptr;
+  size_t bytes_ = 0;
+  unsigned char* counters_ = nullptr;
+  unsigned char* slots_ = nullptr;
+  uint64_t slot_bytes_ = 0;
+  int nranks_ = 0, rank_ = 0;
+};
+
+}  // namespace weft
