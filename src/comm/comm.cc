@@ -1,7 +1,5 @@
 #include "comm/comm.h"
 
-#include "transport/shm/shm_segment.h"
-
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -12,6 +10,7 @@
 #include "core/live_set.h"
 #include "core/log.h"
 #include "core/params.h"
+#include "transport/shm/shm_segment.h"
 
 namespace weft {
 namespace {
@@ -158,8 +157,7 @@ bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment
     std::shared_ptr<weft::ShmSegment> seg;
     if (weft::ShmSegment::Create(node_comm, slot_bytes, &seg, &why) != weftSuccess) {
       shm_failed_ = true;
-      WEFT_INFO(kColl, "no shared-memory segment (%s): point-to-point schedules only",
-                why.c_str());
+      WEFT_INFO(kColl, "no shared-memory segment (%s): point-to-point schedules only", why.c_str());
       return false;
     }
     shm_ = std::move(seg);

@@ -16,7 +16,7 @@ namespace weft {
 class ProgramCache;
 class ShmSegment;
 class CompiledColl;
-}
+}  // namespace weft
 
 /// The object behind weftComm_t.
 struct weftComm {

@@ -17,6 +17,14 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
   };
   const std::vector<int> radices = patterns::RadicesUpTo(spec.nranks, 4);
   const uint64_t bytes = spec.count * ElemBytes(spec);
+  // oneshot (shared memory; declines without a node segment) is a default candidate only for
+  // allreduce up to 16 KiB: at 2 ranks it measured 0.83-1.00x native there against 0.72-0.83x
+  // for the point-to-point schedules, but each call opens with an implicit barrier (a slot is
+  // rewritten only after every peer has read it) and copies in and out serially, which cost
+  // bcast and reduce 0.4-0.7x and reduce_scatter 0.72x at 64 B. copyin is not a default
+  // candidate: 0.5-0.6x below 2 KiB and 0.8x from 128 KiB up (three synchronising phases; the
+  // input moves twice). WEFT_RECIPE selects either anywhere.
+  if (spec.coll == Coll::kAllReduce && bytes <= (16u << 10)) add("oneshot", {});
   switch (spec.coll) {
     case Coll::kAllReduce: {
       add("rexch", RecursiveExchange().DefaultFactors(spec));
@@ -26,7 +34,6 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
       for (int r : two) f.push_back(-r);
       f.insert(f.end(), two.rbegin(), two.rend());
       add("rexch", f);
-      add("copyin", {});
       add("ring", {});
       add("tree", {2});
       break;
@@ -35,7 +42,6 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
       std::vector<int> f;
       for (int r : radices) f.push_back(-r);
       add("rexch", f);
-      add("copyin", {});
       add("shift", {2});
       add("ring", {});
       break;
@@ -53,7 +59,6 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
     case Coll::kReduce:
       add("tree", {2});
       add("tree", {4});
-      add("copyin", {});
       if (bytes >= (256u << 10)) add("tree", {2}, 64u << 10);
       break;
     case Coll::kAllToAll:

@@ -233,8 +233,9 @@ bool Engine::Step(int r) {
         const auto& sig = ranks_[in.peer].signals;
         auto it = sig.find(in.counter);
         if (in.value > 0 && (it == sig.end() || it->second.size() < in.value)) return ran;
-        if (in.value > 0) st.clock = std::max(st.clock, it->second[in.value - 1]);
-        st.clock += opt_.model.intra.latency_us;
+        const double seen =
+            (in.value > 0 ? it->second[in.value - 1] : 0) + opt_.model.counter_wait_us;
+        st.clock = std::max(st.clock, seen);
         break;
       }
       case Opcode::kFence:

@@ -30,9 +30,7 @@ Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, boo
   const uint64_t target = base_[counter] + value;
   std::atomic<uint64_t>& c = shm_->Counter(peer, counter);
   // Wrap-safe: the difference, read as signed, says which side of the target the counter is.
-  auto done = [&] {
-    return static_cast<int64_t>(c.load(std::memory_order_acquire) - target) >= 0;
-  };
+  auto done = [&] { return static_cast<int64_t>(c.load(std::memory_order_acquire) - target) >= 0; };
   *reached = done();
   if (*reached || !blocking) return weftSuccess;
   // Spin briefly (the peer is usually close behind), then yield the core: with more ranks

@@ -24,9 +24,7 @@ class ScheduleTransport final : public Transport {
   Status Complete(bool blocking, bool* done) override { return mpi_.Complete(blocking, done); }
   void Cancel() override { mpi_.Cancel(); }
   void BeginExecution() override;
-  unsigned char* NodeSlot(int node_rank) override {
-    return shm_ ? shm_->Slot(node_rank) : nullptr;
-  }
+  unsigned char* NodeSlot(int node_rank) override { return shm_ ? shm_->Slot(node_rank) : nullptr; }
   Status Signal(int counter) override;
   Status WaitCounter(int node_peer, int counter, uint64_t value, bool blocking,
                      bool* reached) override;

@@ -23,6 +23,7 @@ struct CostModel {
   LinkTier intra{0.5, 8.0};           // ranks on one node
   LinkTier inter{2.0, 12.0};          // ranks on different nodes
   double message_overhead_us = 0.05;  // per message posted, on the sender
+  double counter_wait_us = 0.15;      // a node counter seen from another core (cache line)
   double copy_gbytes_per_s = 10.0;
   double reduce_gbytes_per_s = 6.0;  // bytes read by a reduce
   int ranks_per_node = 1 << 30;      // block placement: rank / ranks_per_node is the node

@@ -80,6 +80,15 @@ const std::vector<Family>& Families() {
                  },
                  true,
                  true});
+    f.push_back({"oneshot",
+                 {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather, Coll::kBroadcast,
+                  Coll::kReduce, Coll::kAllToAll},
+                 [](int) {
+                   return Recipe{"oneshot", {}, 0};
+                 },
+                 true,
+                 true,
+                 64});
     f.push_back({"pairwise", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {4}, 0}; }});
     f.push_back({"pairwise1", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {1}, 0}; }});
     f.push_back({"bruck", {Coll::kAllToAll}, [](int) { return Recipe{"bruck", {}, 0}; }});

@@ -19,6 +19,7 @@ struct Family {
   std::function<sched::Recipe(int nranks)> recipe;
   bool order_preserving = false;  // also run with the non-commutative test op
   bool shared_memory = false;
+  int max_nranks = 1 << 30;  // the generator declines beyond this (a stated restriction)
 };
 
 /// Every family.

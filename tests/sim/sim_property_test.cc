@@ -82,6 +82,14 @@ TEST_P(SimSweep, EveryRankCountAndCount) {
   const Coll coll = GetParam().coll;
   int cases = 0, i = 0;
   for (int P : RankCounts()) {
+    if (P > fam.max_nranks) {
+      // Beyond its limit the generator must decline (and selection moves on).
+      sched::CollSpec spec{coll, P, 1000, weftFloat64};
+      sched::GenEnv env;
+      env.shared_memory = fam.shared_memory;
+      EXPECT_NE(sched::DeclineRecipe(spec, fam.recipe(P), env), "") << fam.name << " P=" << P;
+      continue;
+    }
     for (uint64_t count : {uint64_t{0}, uint64_t{1}, uint64_t(P - 1), uint64_t(P + 1),
                            uint64_t{1000}, uint64_t{65537}}) {
       ++i;

@@ -10,6 +10,7 @@ const Generator& Ring();               // ring.cc
 const Generator& CyclicShift();        // cyclic_shift.cc
 const Generator& KaryTree();           // kary_tree.cc
 const Generator& CopyIn();             // copy_in.cc
+const Generator& OneShot();            // one_shot.cc
 const Generator& PairwiseAllToAll();   // pairwise_alltoall.cc
 const Generator& BruckAllToAll();      // bruck_alltoall.cc
 

@@ -4,8 +4,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,8 +22,8 @@ ShmSegment::~ShmSegment() {
   if (base_ != nullptr) munmap(base_, bytes_);
 }
 
-Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes,
-                          std::shared_ptr<ShmSegment>* out, std::string* why) {
+Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_ptr<ShmSegment>* out,
+                          std::string* why) {
   int rank = 0, n = 1;
   PMPI_Comm_rank(node_comm, &rank);
   PMPI_Comm_size(node_comm, &n);

@@ -1,0 +1,93 @@
+// One-shot shared memory, the small-message latency path: every rank copies its input into
+// its slot of the node segment and signals; once every peer has signalled, each rank builds
+// its own result straight from the slots (reducing in rank order, so the op need not
+// commute and every rank computes the same bits), then signals again. The next execution waits
+// for that second signal before rewriting its slot, so no barrier ends the call: one copy in,
+// one pass out, two counter waits, and no MPI at all. Every rank reads the whole input of its
+// peers it needs, so it suits small and medium messages; the cost model keeps it there.
+// Serves every collective. Needs every rank on one node.
+#include "sched/algos/builder.h"
+#include "sched/algos/registry.h"
+
+namespace weft::sched {
+namespace {
+
+class OneShotGen final : public Generator {
+ public:
+  const char* name() const override { return "oneshot"; }
+  const char* summary() const override {
+    return "one-shot shared memory: copy in, everyone reads what it needs; no factors; one node";
+  }
+  bool Serves(Coll) const override { return true; }
+  bool OrderPreserving() const override { return true; }
+  ir::Program Generate(const CollSpec& spec, const std::vector<int>& factors,
+                       int rank) const override;
+
+ protected:
+  std::string DeclineShape(const CollSpec& spec, const std::vector<int>& f,
+                           const GenEnv& env) const override {
+    if (!env.shared_memory) return "oneshot needs every rank on one node with shared memory";
+    // Every rank reads every peer's input: beyond 64 ranks that is more traffic than a
+    // latency path should cost (measured only up to 5 ranks here; a node-level tree is the
+    // way past it).
+    if (spec.nranks > 64) return "oneshot serves at most 64 ranks";
+    return f.empty() ? "" : "oneshot takes no factors";
+  }
+};
+
+ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, int rank) const {
+  Builder b(spec, rank);
+  const int P = spec.nranks;
+  const uint64_t blk = spec.count * ElemBytes(spec);
+  const uint64_t in = SendBytes(spec, spec.root);  // the largest send buffer
+  b.NeedShm(in);
+  auto wait_all = [&](uint64_t value) {
+    for (int q = 0; q < P; ++q) {
+      if (q != rank) b.Wait(q, 0, value);
+    }
+  };
+  // Peers have finished reading the slots of the previous execution (its second signal).
+  wait_all(0);
+  if (spec.coll != Coll::kBroadcast || rank == spec.root) {
+    b.Copy(ShmAt(rank, 0), SendAt(0), SendBytes(spec, rank));
+  }
+  b.Signal(0);
+  wait_all(1);
+  std::vector<ir::Ref> all;
+  auto slots_at = [&](uint64_t offset) {
+    all.clear();
+    for (int q = 0; q < P; ++q) all.push_back(ShmAt(q, offset));
+    return all;
+  };
+  switch (spec.coll) {
+    case Coll::kAllReduce:
+      b.Reduce(RecvAt(0), slots_at(0), blk);
+      break;
+    case Coll::kReduce:
+      if (rank == spec.root) b.Reduce(RecvAt(0), slots_at(0), blk);
+      break;
+    case Coll::kReduceScatter:
+      b.Reduce(RecvAt(0), slots_at(rank * blk), blk);
+      break;
+    case Coll::kBroadcast:
+      b.Copy(RecvAt(0), ShmAt(spec.root, 0), blk);
+      break;
+    case Coll::kAllGather:
+      for (int q = 0; q < P; ++q) b.Copy(RecvAt(q * blk), ShmAt(q, 0), blk);
+      break;
+    case Coll::kAllToAll:
+      for (int q = 0; q < P; ++q) b.Copy(RecvAt(q * blk), ShmAt(q, rank * blk), blk);
+      break;
+  }
+  b.Signal(0);
+  return b.Take();
+}
+
+}  // namespace
+
+const Generator& OneShot() {
+  static const OneShotGen g;
+  return g;
+}
+
+}  // namespace weft::sched
