@@ -18,13 +18,13 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
   const std::vector<int> radices = patterns::RadicesUpTo(spec.nranks, 4);
   const uint64_t bytes = spec.count * ElemBytes(spec);
   // oneshot (shared memory; declines without a node segment) is a default candidate only for
-  // allreduce up to 16 KiB: at 2 ranks it measured 0.83-1.00x native there against 0.72-0.83x
-  // for the point-to-point schedules, but each call opens with an implicit barrier (a slot is
-  // rewritten only after every peer has read it) and copies in and out serially, which cost
-  // bcast and reduce 0.4-0.7x and reduce_scatter 0.72x at 64 B. copyin is not a default
-  // candidate: 0.5-0.6x below 2 KiB and 0.8x from 128 KiB up (three synchronising phases; the
-  // input moves twice). WEFT_RECIPE selects either anywhere.
-  if (spec.coll == Coll::kAllReduce && bytes <= (16u << 10)) add("oneshot", {});
+  // allreduce up to 4 KiB: at 2 ranks it measured 0.83-1.34x native there against 0.72-0.83x
+  // for the point-to-point schedules (8 KiB: 0.65x, so not beyond), but each call opens with an
+  // implicit barrier (a slot is rewritten only after every peer has read it) and copies in and out
+  // serially, which cost bcast and reduce 0.4-0.7x and reduce_scatter 0.72x at 64 B. copyin is not
+  // a default candidate: 0.5-0.6x below 2 KiB and 0.8x from 128 KiB up (three synchronising phases;
+  // the input moves twice). WEFT_RECIPE selects either anywhere.
+  if (spec.coll == Coll::kAllReduce && bytes <= (4u << 10)) add("oneshot", {});
   switch (spec.coll) {
     case Coll::kAllReduce: {
       add("rexch", RecursiveExchange().DefaultFactors(spec));
