@@ -33,8 +33,11 @@ struct Cost {
   size_t instrs;
 };
 
-Cost CompileCost(const weft::sched::CollSpec& spec, int iters) {
+// shared_memory: whether the ranks share a node segment (what the library sees at 2 ranks on
+// one node; the 128- and 4096-rank shapes are timed as multi-node, point-to-point only).
+Cost CompileCost(const weft::sched::CollSpec& spec, int iters, bool shared_memory) {
   weft::sched::GenEnv env;
+  env.shared_memory = shared_memory;
   weft::tune::CostModel model;
   std::vector<double> sel, build, lower;
   Cost c{};
@@ -81,7 +84,7 @@ int main(int argc, char** argv) {
                 "select_us", "build_us", "lower_us", "total_us", "instrs");
     for (auto [P, count] : {std::pair<int, uint64_t>{128, 131072}, {4096, 131072}, {2, 1}}) {
       weft::sched::CollSpec s{weft::sched::Coll::kAllReduce, P, count, weftFloat64};
-      const Cost c = CompileCost(s, P >= 4096 ? std::max(30, iters / 50) : iters / 4);
+      const Cost c = CompileCost(s, P >= 4096 ? std::max(30, iters / 50) : iters / 4, P == 2);
       std::printf("%-10s %5d %8llu  %-34s %9.2f %9.2f %9.2f %9.2f %7zu\n", "allreduce", P,
                   static_cast<unsigned long long>(count * 8), c.recipe.c_str(), c.select_us,
                   c.build_us, c.lower_us, c.select_us + c.build_us + c.lower_us, c.instrs);
@@ -103,7 +106,7 @@ int main(int argc, char** argv) {
     }
     weftCommDestroy(comm);
     if (rank == 0) {
-      const Cost c = CompileCost(small, iters);
+      const Cost c = CompileCost(small, iters, true);
       const double compile = c.select_us + c.build_us + c.lower_us, exec = Median(t);
       std::printf(
           "# 8-byte allreduce at 2 ranks: compile %.2f us, one execution %.2f us "
