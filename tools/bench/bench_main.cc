@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench_colls.h"
+#include "bench_floor.h"
 #include "bench_output.h"
 #include "check/reference.h"
 #include "core/dtype.h"
@@ -147,6 +148,14 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
+  const NodeCopy node_copy = MeasureNodeCopy(MPI_COMM_WORLD);
+  if (rank == 0) {
+    std::printf(
+        "# node copy bandwidth: %.1f GB/s (read + write, %d rank(s) of this node copying "
+        "64 MiB at once); floor = the collective's memory traffic (docs/benchmarking.md) "
+        "at that rate\n",
+        node_copy.gbps, node_copy.ranks);
+  }
   std::vector<Record> rows;
   long long weft_wrong = 0, native_wrong = 0;
   bool failed = false;
@@ -165,6 +174,9 @@ int main(int argc, char** argv) {
           if (!Measure(x, o, s, ip, &rows, &nr, &wr, &native_ran)) {
             failed = true;
             break;
+          }
+          if (node_copy.gbps > 0) {
+            wr.floor_us = FloorBytes(c, s.send_bytes, node_copy.ranks) / (node_copy.gbps * 1e3);
           }
           if (rank == 0) PrintRow(stdout, native_ran ? &nr : nullptr, wr);
           weft_wrong += std::max(0LL, wr.wrong);

@@ -14,12 +14,12 @@ void PrintTableHeader(FILE* f, const Ctx& x, const Options& o, const std::string
   std::fprintf(
       f, "# size = per-rank send buffer; time = median over iterations of the slowest rank\n");
   std::fprintf(f, "#%57s %-33s %-33s\n", "", "native MPI", "weft");
-  std::fprintf(f, "# %10s %11s %8s %6s %4s %5s  %9s %7s %7s %6s  %9s %7s %7s %6s  %7s\n", "size",
-               "count", "type", "redop", "root", "place", "time", "algbw", "busbw", "#wrong",
-               "time", "algbw", "busbw", "#wrong", "speedup");
-  std::fprintf(f, "# %10s %11s %8s %6s %4s %5s  %9s %7s %7s %6s  %9s %7s %7s %6s  %7s\n", "(B)",
+  std::fprintf(f, "# %10s %11s %8s %6s %4s %5s  %9s %7s %7s %6s  %9s %7s %7s %6s  %7s %6s\n",
+               "size", "count", "type", "redop", "root", "place", "time", "algbw", "busbw",
+               "#wrong", "time", "algbw", "busbw", "#wrong", "speedup", "floor");
+  std::fprintf(f, "# %10s %11s %8s %6s %4s %5s  %9s %7s %7s %6s  %9s %7s %7s %6s  %7s %6s\n", "(B)",
                "(elements)", "", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
-               "(GB/s)", "", "w/n");
+               "(GB/s)", "", "w/n", "(weft)");
 }
 
 namespace {
@@ -45,9 +45,14 @@ void PrintRow(FILE* f, const Record* native, const Record& weft) {
   Cells(f, native);
   Cells(f, &weft);
   if (native != nullptr && weft.time_us > 0)
-    std::fprintf(f, "  %6.2fx\n", native->time_us / weft.time_us);
+    std::fprintf(f, "  %6.2fx", native->time_us / weft.time_us);
   else
-    std::fprintf(f, "  %7s\n", "n/a");
+    std::fprintf(f, "  %7s", "n/a");
+  // The fraction of the node's memory-traffic floor weft reached.
+  if (weft.floor_us > 0 && weft.time_us > 0)
+    std::fprintf(f, " %5.1f%%\n", 100.0 * weft.floor_us / weft.time_us);
+  else
+    std::fprintf(f, " %6s\n", "n/a");
   std::fflush(f);
 }
 

@@ -17,6 +17,7 @@ struct Record {
   bool in_place = false;
   double time_us = 0, algbw = 0, busbw = 0;
   long long wrong = 0;  // -1 when validation was off
+  double floor_us = 0;  // the node's memory-traffic floor for this row (bench_floor.h); 0: none
 };
 
 /// The exact CSV header the issue and the plot script rely on.
