@@ -50,10 +50,10 @@ void Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64_t
       const unsigned char* src = Resolve(bc_->refs[in.ref + 1]) + offset;
       if (src != dst) std::memmove(dst, src, len);  // in place: the same bytes
     } else {
-      const void* srcs[256];
-      const int k = std::min<int>(in.nsrc, 256);
-      for (int j = 0; j < k; ++j) srcs[j] = Resolve(bc_->refs[in.ref + 1 + j]) + offset;
-      KWayReduce(dst, srcs, k, len / es, bc_->dtype, static_cast<weftRedOp_t>(in.aux));
+      srcs_.resize(in.nsrc);
+      for (uint32_t j = 0; j < in.nsrc; ++j) srcs_[j] = Resolve(bc_->refs[in.ref + 1 + j]) + offset;
+      KWayReduce(dst, srcs_.data(), static_cast<int>(in.nsrc), len / es, bc_->dtype,
+                 static_cast<weftRedOp_t>(in.aux));
     }
   }
 }
@@ -83,7 +83,7 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
             }
           }
         }
-        if (run == 1 || in.nsrc > 256) {
+        if (run == 1) {
           RunLocal(pc_, run, 0, in.bytes);
         } else {
           const uint64_t block = std::max<uint64_t>(es, kFuseBlockBytes / es * es);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "core/status.h"
 #include "exec/transport.h"
@@ -37,7 +38,9 @@ class Interpreter {
   const sched::Bytecode* bc_ = nullptr;
   Transport* t_ = nullptr;  // the transport of the current Resume (node slots)
   ExecBuffers bufs_;
-  bool fresh_ = false;  // started, not yet resumed: the transport's execution begins
+  bool fresh_ = false;
+  std::vector<const void*> srcs_;  // a reduce's source pointers (kept: no allocation per call)  //
+                                   // started, not yet resumed: the transport's execution begins
   size_t pc_ = 0;
   bool active_ = false;
 };

@@ -212,6 +212,36 @@ TEST(Bytecode, FusedRunsGiveTheSameResult) {
   EXPECT_EQ(a[n + 2 * n + 5], 2 * (5 * 0.5 + 3.0 - 5));
 }
 
+// A radix-P step reduces P sources in one instruction: 300 must survive lowering and run.
+TEST(Bytecode, ReduceWithHundredsOfSources) {
+  const int k = 300;
+  const uint64_t n = 5;
+  Builder b(CollSpec{Coll::kAllReduce, 1, n, weftInt32}, 0);
+  b.NeedScratch(k * n * 4);
+  std::vector<ir::Ref> srcs;
+  for (int j = 0; j < k; ++j) srcs.push_back(ScratchAt(j * n * 4));
+  b.Reduce(RecvAt(0), srcs, n * 4);
+  const Bytecode bc = Lower(b.Take(), n, 0);
+  ASSERT_EQ(bc.code[0].nsrc, static_cast<uint32_t>(k));
+  std::vector<int32_t> scratch(k * n), recv(n);
+  for (int j = 0; j < k; ++j) {
+    for (uint64_t i = 0; i < n; ++i) scratch[j * n + i] = j + static_cast<int32_t>(i);
+  }
+  Interpreter in;
+  in.Start(&bc, ExecBuffers{nullptr, reinterpret_cast<unsigned char*>(recv.data()),
+                            reinterpret_cast<unsigned char*>(scratch.data())});
+  struct NoMessages : Transport {
+    Status Isend(int, const void*, uint64_t, int) override { return weftInternalError; }
+    Status Irecv(int, void*, uint64_t, int) override { return weftInternalError; }
+    Status Complete(bool, bool* done) override { return *done = true, weftSuccess; }
+    void Cancel() override {}
+  } t;
+  bool done = false;
+  const char* why = nullptr;
+  ASSERT_EQ(in.Resume(t, true, &done, &why), weftSuccess);
+  for (uint64_t i = 0; i < n; ++i) EXPECT_EQ(recv[i], k * (k - 1) / 2 + k * static_cast<int>(i));
+}
+
 TEST(KWayReduce, OrderAliasingAndHalfPrecision) {
   // Non-commutative: a*b*c in that order, destination equal to the middle source.
   std::vector<uint64_t> a{0x0001000100000001ull}, b{0x0001000000010001ull},

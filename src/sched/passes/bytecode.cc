@@ -81,7 +81,7 @@ Bytecode Lower(const ir::Program& p, uint64_t count, uint64_t scale_unit) {
       case ir::Opcode::kReduce:
         bc.refs.push_back(ToBc(in.dst));
         for (const ir::Ref& r : in.srcs) bc.refs.push_back(ToBc(r));
-        b.nsrc = static_cast<uint8_t>(in.srcs.size());
+        b.nsrc = static_cast<uint32_t>(in.srcs.size());
         b.aux = static_cast<int32_t>(in.redop);
         break;
       case ir::Opcode::kSend:

@@ -29,15 +29,16 @@ static_assert(sizeof(BcRef) == 16);
 
 /// One instruction.
 struct BcInstr {
-  uint8_t op = 0;      // ir::Opcode
-  uint8_t nsrc = 0;    // sources after the destination in the operand table
+  uint8_t op = 0;  // ir::Opcode
+  uint8_t pad0 = 0;
   uint16_t fused = 0;  // on the first instruction of a fused run: its length (>= 2)
   int32_t peer = -1;   // send/recv peer; wait's node peer
   uint32_t ref = 0;    // operand table index: destination (or send's source), then sources
   int32_t aux = 0;     // send/recv tag, signal/wait counter, reduce op
   uint64_t bytes = 0;
   uint64_t value = 0;  // wait's counter value
-  uint64_t pad = 0;
+  uint32_t nsrc = 0;   // sources after the destination (a radix-P reduce has P of them)
+  uint32_t pad1 = 0;
 };
 static_assert(sizeof(BcInstr) == 40);
 

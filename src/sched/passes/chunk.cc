@@ -109,7 +109,11 @@ ir::Program Pipeline(const CollSpec& spec, uint64_t chunk_bytes, int rank,
         out.code.push_back(std::move(in));
       }
     }
-    if (comm) out.code.push_back(ir::Instr{ir::Opcode::kWaitAll});
+    if (comm) {
+      ir::Instr wait;
+      wait.op = ir::Opcode::kWaitAll;
+      out.code.push_back(std::move(wait));
+    }
   }
   return b.Take();
 }
