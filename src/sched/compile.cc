@@ -23,7 +23,9 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
   // implicit barrier (a slot is rewritten only after every peer has read it) and copies in and out
   // serially, which cost bcast and reduce 0.4-0.7x and reduce_scatter 0.72x at 64 B. copyin is not
   // a default candidate: 0.5-0.6x below 2 KiB and 0.8x from 128 KiB up (three synchronising phases;
-  // the input moves twice). WEFT_RECIPE selects either anywhere.
+  // the input moves twice). WEFT_RECIPE selects either anywhere. (Measured with
+  // WEFT_RECIPE=oneshot / copyin / rexch:-2,2 mpiexec -n 2 weft-bench allreduce -b 8 -e 4M -f 4,
+  // and with weft-bench all -b 8 -e 4M -f 8 while oneshot was a candidate everywhere.)
   if (spec.coll == Coll::kAllReduce && bytes <= (4u << 10)) add("oneshot", {});
   switch (spec.coll) {
     case Coll::kAllReduce: {
@@ -74,8 +76,8 @@ std::string DeclineRecipe(const CollSpec& spec, const Recipe& recipe, const GenE
   if (g == nullptr) return "unknown generator '" + recipe.generator + "'";
   std::string why = g->Decline(spec, recipe.factors, env);
   if (why.empty() && recipe.chunk_bytes) why = passes::DeclineChunking(spec);
-  if (why.empty() && recipe.chunk_bytes && recipe.generator == "copyin") {
-    why = "copyin is not chunked (its counters order whole phases)";
+  if (why.empty() && recipe.chunk_bytes && !g->Pipelinable()) {
+    why = recipe.generator + " does not number its steps, so it is not chunked";
   }
   return why;
 }
@@ -121,12 +123,9 @@ bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel
   const int P = spec.nranks;
   const double latency = std::min(model.intra.latency_us, model.inter.latency_us);
   for (const Recipe& r : cands) {
-    // A ring needs P - 1 rounds a phase whatever the size: at large P its latency alone loses,
-    // and building its program (P rounds) is what made selection cost milliseconds at 4096.
-    if (r.generator == "ring") {
-      const int phases = spec.coll == Coll::kAllReduce ? 2 : 1;
-      if (phases * (P - 1) * latency >= best) continue;
-    }
+    // A schedule whose latency alone loses is not built: a ring at P = 4096 has 8190 rounds,
+    // and building it made selection cost milliseconds.
+    if (FindGenerator(r.generator)->MinRounds(spec) * latency >= best) continue;
     double worst = 0;
     for (int rank : {0, P / 2, P - 1}) {
       worst = std::max(worst, tune::EstimateProgramUs(BuildProgram(spec, r, rank), model));

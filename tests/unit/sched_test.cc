@@ -18,6 +18,25 @@
 namespace weft::sched {
 namespace {
 
+// A transport for programs that send nothing: local copies and reduces only.
+struct NoMessages : Transport {
+  Status Isend(int, const void*, uint64_t, int) override { return weftInternalError; }
+  Status Irecv(int, void*, uint64_t, int) override { return weftInternalError; }
+  Status Complete(bool, bool* done) override { return *done = true, weftSuccess; }
+  void Cancel() override {}
+};
+
+// Runs a local-only program to the end on these buffers.
+void RunLocally(const Bytecode& bc, const ExecBuffers& bufs) {
+  Interpreter in;
+  in.Start(&bc, bufs);
+  NoMessages t;
+  bool done = false;
+  const char* why = nullptr;
+  ASSERT_EQ(in.Resume(t, true, &done, &why), weftSuccess);
+  EXPECT_TRUE(done);
+}
+
 TEST(Recipe, TextRoundTripsAndIsCanonical) {
   for (const char* text : {"rexch:-4,-2,2,4", "ring", "tree:4@256K", "shift:3", "rexch:2,2,2",
                            "rexch:-2,4,2@1M", "pairwise:8", "bruck", "copyin"}) {
@@ -190,20 +209,9 @@ TEST(Bytecode, FusedRunsGiveTheSameResult) {
   auto run = [&](const Bytecode& bc) {
     std::vector<double> send(n), recv(n), scratch(3 * n);
     for (uint64_t i = 0; i < n; ++i) send[i] = i * 0.5, scratch[i] = 3.0 - i;
-    Interpreter in;
-    in.Start(&bc, ExecBuffers{reinterpret_cast<const unsigned char*>(send.data()),
-                              reinterpret_cast<unsigned char*>(recv.data()),
-                              reinterpret_cast<unsigned char*>(scratch.data())});
-    struct NoMessages : Transport {
-      Status Isend(int, const void*, uint64_t, int) override { return weftInternalError; }
-      Status Irecv(int, void*, uint64_t, int) override { return weftInternalError; }
-      Status Complete(bool, bool* done) override { return *done = true, weftSuccess; }
-      void Cancel() override {}
-    } t;
-    bool done = false;
-    const char* why = nullptr;
-    EXPECT_EQ(in.Resume(t, true, &done, &why), weftSuccess);
-    EXPECT_TRUE(done);
+    RunLocally(bc, ExecBuffers{reinterpret_cast<const unsigned char*>(send.data()),
+                               reinterpret_cast<unsigned char*>(recv.data()),
+                               reinterpret_cast<unsigned char*>(scratch.data())});
     recv.insert(recv.end(), scratch.begin(), scratch.end());
     return recv;
   };
@@ -227,18 +235,8 @@ TEST(Bytecode, ReduceWithHundredsOfSources) {
   for (int j = 0; j < k; ++j) {
     for (uint64_t i = 0; i < n; ++i) scratch[j * n + i] = j + static_cast<int32_t>(i);
   }
-  Interpreter in;
-  in.Start(&bc, ExecBuffers{nullptr, reinterpret_cast<unsigned char*>(recv.data()),
-                            reinterpret_cast<unsigned char*>(scratch.data())});
-  struct NoMessages : Transport {
-    Status Isend(int, const void*, uint64_t, int) override { return weftInternalError; }
-    Status Irecv(int, void*, uint64_t, int) override { return weftInternalError; }
-    Status Complete(bool, bool* done) override { return *done = true, weftSuccess; }
-    void Cancel() override {}
-  } t;
-  bool done = false;
-  const char* why = nullptr;
-  ASSERT_EQ(in.Resume(t, true, &done, &why), weftSuccess);
+  RunLocally(bc, ExecBuffers{nullptr, reinterpret_cast<unsigned char*>(recv.data()),
+                             reinterpret_cast<unsigned char*>(scratch.data())});
   for (uint64_t i = 0; i < n; ++i) EXPECT_EQ(recv[i], k * (k - 1) / 2 + k * static_cast<int>(i));
 }
 

@@ -43,6 +43,12 @@ class Generator {
   virtual uint64_t ScaleUnit(const CollSpec& spec, const std::vector<int>& factors) const {
     return 1;
   }
+  /// Numbers its steps alike on every rank (Builder::SetStep), so the chunking pass can
+  /// pipeline it.
+  virtual bool Pipelinable() const { return false; }
+  /// Message rounds the schedule needs whatever the count (a latency lower bound selection
+  /// uses to skip building programs that cannot win); 0 when not worth stating.
+  virtual int MinRounds(const CollSpec& spec) const { return 0; }
 
  protected:
   /// Generator-specific restrictions (after the common ones: served collective, op order).

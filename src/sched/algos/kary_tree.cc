@@ -24,6 +24,7 @@ class KaryTreeGen final : public Generator {
     return c == Coll::kReduce || c == Coll::kBroadcast || c == Coll::kAllReduce;
   }
   bool OrderPreserving() const override { return true; }
+  bool Pipelinable() const override { return true; }
   std::vector<int> DefaultFactors(const CollSpec&) const override { return {2}; }
   ir::Program Generate(const CollSpec& spec, const std::vector<int>& factors,
                        int rank) const override;

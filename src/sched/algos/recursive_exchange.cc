@@ -93,6 +93,7 @@ class RecursiveExchangeGen final : public Generator {
     return c == Coll::kAllReduce || c == Coll::kReduceScatter || c == Coll::kAllGather;
   }
   bool OrderPreserving() const override { return true; }
+  bool Pipelinable() const override { return true; }
 
   std::vector<int> DefaultFactors(const CollSpec& spec) const override {
     const std::vector<int> radices = patterns::RadicesUpTo(spec.nranks, 4);

@@ -21,6 +21,10 @@ class RingGen final : public Generator {
   bool Serves(Coll c) const override {
     return c == Coll::kAllReduce || c == Coll::kReduceScatter || c == Coll::kAllGather;
   }
+  bool Pipelinable() const override { return true; }
+  int MinRounds(const CollSpec& spec) const override {
+    return (spec.coll == Coll::kAllReduce ? 2 : 1) * (spec.nranks - 1);
+  }
   uint64_t ScaleUnit(const CollSpec& spec, const std::vector<int>&) const override {
     return spec.coll == Coll::kAllReduce ? spec.nranks * LineElems(ElemBytes(spec)) : 1;
   }
