@@ -78,8 +78,20 @@ typedef enum {
 typedef struct weftComm* weftComm_t;
 /// A persistent collective bound to its buffers at creation.
 typedef struct weftPlan* weftPlan_t;
-/// A device stream; NULL means host buffers and a synchronous call.
+/// A device stream of the active backend (a cudaStream_t under CUDA, one made by
+/// weftStreamCreate under any backend); NULL is the backend's default stream. Collectives
+/// read their inputs after the work already queued on it, and its later work sees their
+/// results; the call itself returns once they are in place.
 typedef void* weftStream_t;
+
+/// What a communicator's staging pool holds (weftCommStagingStats).
+typedef struct {
+  size_t held_bytes;              /* host staging memory owned now (idle + in use) */
+  size_t idle_bytes;              /* of which kept for reuse (never above WEFT_STAGING_CACHE_MAX) */
+  unsigned long long allocations; /* host allocations made since the communicator was created */
+  unsigned long long frees;
+  int pinned;                     /* 1: the last allocation was page-locked */
+} weftStagingStats_t;
 
 /// Short text for a status code; never NULL.
 WEFT_API const char* weftGetErrorString(weftResult_t result);
@@ -170,6 +182,32 @@ WEFT_API weftResult_t weftPlanFree(weftPlan_t plan);
 /// Writes a human-readable account of what the plan runs into buf (always terminated when
 /// len > 0); *needed receives the length the full text needs, terminator included.
 WEFT_API weftResult_t weftPlanDescribe(weftPlan_t plan, char* buf, size_t len, size_t* needed);
+
+/* Device helpers: one portable way to get device memory and streams under whatever backend
+ * is active (WEFT_DEVICE: host, emulated, cuda), so programs and tests run unchanged on a CPU
+ * machine with the emulated backend. Under CUDA, cudaMalloc'd memory and cudaStream_t work
+ * with the collectives as well. */
+/// Name of the active device backend ("host", "emulated", "cuda"); never NULL.
+WEFT_API weftResult_t weftDeviceBackend(const char** name);
+/// Devices the active backend has (0 for host).
+WEFT_API weftResult_t weftDeviceCount(int* count);
+/// Allocates bytes of device memory on the current device (the communicator's once one
+/// exists). Fails with weftNotSupported on the host backend.
+WEFT_API weftResult_t weftDeviceMalloc(void** ptr, size_t bytes);
+/// Frees memory from weftDeviceMalloc (NULL is a no-op).
+WEFT_API weftResult_t weftDeviceFree(void* ptr);
+/// Copies bytes between any mix of host and device memory; returns when done.
+WEFT_API weftResult_t weftDeviceMemcpy(void* dst, const void* src, size_t bytes);
+/// Creates a stream of the active backend.
+WEFT_API weftResult_t weftStreamCreate(weftStream_t* stream);
+/// Destroys a stream after its queued work has run.
+WEFT_API weftResult_t weftStreamDestroy(weftStream_t stream);
+/// Blocks until the work queued on stream has run.
+WEFT_API weftResult_t weftStreamSynchronize(weftStream_t stream);
+/// The device comm's rank is bound to (-1 on the host backend).
+WEFT_API weftResult_t weftCommDevice(const weftComm_t comm, int* device);
+/// The staging pool's counters (a repeated call on device buffers allocates nothing).
+WEFT_API weftResult_t weftCommStagingStats(const weftComm_t comm, weftStagingStats_t* stats);
 
 #ifdef __cplusplus
 }  // extern "C"

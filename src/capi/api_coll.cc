@@ -1,12 +1,11 @@
 // Blocking collectives and point-to-point.
-#include <memory>
-
 #include "capi/guard.h"
-#include "coll/build_collective.h"
 #include "coll/coll_args.h"
-#include "comm/program_cache.h"
-#include "core/log.h"
+#include "coll/run_blocking.h"
 #include "core/params.h"
+#include "device/buffer_route.h"
+#include "device/comm_device.h"
+#include "device/staged_coll.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -16,20 +15,19 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
   const char* fn = CollApiName(a.kind);
   return Guarded(fn, [&]() -> weftResult_t {
     WEFT_CHECK(CheckComm(fn, comm));
-    WEFT_CHECK(CheckHostStream(fn, *comm, stream));
+    WEFT_CHECK(CheckStreamArg(fn, *comm, stream));
     WEFT_CHECK(ValidateArgs(*comm, &a));
+    device::BufferRoute route;
+    WEFT_CHECK(device::RouteBuffers(*comm, a, &route));
     if (GetParams().WEFT_CHECK_ARGS && a.kind != CollKind::kSend && a.kind != CollKind::kRecv) {
       WEFT_CHECK(CheckArgsAgree(*comm, a));
     }
-    NativeProgram* program = comm->cache->Find(a);
-    std::unique_ptr<NativeProgram> uncached;
-    if (program == nullptr) {
-      auto built = std::make_unique<NativeProgram>();
-      WEFT_CHECK(BuildCollective(*comm, a, built.get()));
-      WEFT_TRACE(kColl, "built: %s", DescribeCollective(*comm, a, *built).c_str());
-      program = comm->cache->Keep(a, std::move(built), &uncached);
+    if (route.any_device()) return device::RunStaged(*comm, a, route, stream);
+    if (stream != nullptr && comm->device->backend().StreamSync(stream) != weftSuccess) {
+      // Host buffers may be the target of work queued on the stream: it finishes first.
+      return comm->Fail(weftUnhandledDeviceError, "%s: %s", fn, ThreadLastError());
     }
-    return program->Run(*comm, Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
+    return RunHostBlocking(*comm, a);
   });
 }
 

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "capi/guard.h"
+#include "device/comm_device.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -15,12 +16,12 @@ Status CheckComm(const char* fn, const Comm* comm) {
   return weftSuccess;
 }
 
-Status CheckHostStream(const char* fn, Comm& comm, const void* stream) {
+Status CheckStreamArg(const char* fn, Comm& comm, const void* stream) {
   if (stream == nullptr) return weftSuccess;
-  return comm.Fail(weftNotSupported,
-                   "%s: a stream was given but this build has no device support; pass NULL for "
-                   "host buffers",
-                   fn);
+  device::Backend& b = comm.device->backend();
+  if (b.CheckStream(const_cast<void*>(stream)) == weftSuccess) return weftSuccess;
+  return comm.Fail(b.caps().device_memory ? weftInvalidArgument : weftNotSupported, "%s: %s", fn,
+                   ThreadLastError());
 }
 
 }  // namespace weft

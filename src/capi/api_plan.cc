@@ -3,6 +3,8 @@
 
 #include "capi/guard.h"
 #include "core/params.h"
+#include "device/comm_device.h"
+#include "device/staged_coll.h"
 #include "plan/plan.h"
 #include "weft/weft.h"
 
@@ -82,10 +84,14 @@ weftResult_t weftAllToAllInit(const void* sendbuff, void* recvbuff, size_t count
 weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
   return Guarded("weftPlanStart", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanStart", plan));
-    WEFT_CHECK(weft::CheckHostStream("weftPlanStart", *plan->comm, stream));
-    if (weft::GetParams().WEFT_CHECK_ARGS)
-      WEFT_CHECK(weft::CheckArgsAgree(*plan->comm, plan->args));
+    weft::Comm& comm = *plan->comm;
+    WEFT_CHECK(weft::CheckStreamArg("weftPlanStart", comm, stream));
+    if (weft::GetParams().WEFT_CHECK_ARGS) WEFT_CHECK(weft::CheckArgsAgree(comm, plan->args));
     const weft::CollArgs& a = plan->args;
+    if (plan->route.any_device()) return weft::device::RunStaged(comm, a, plan->route, stream);
+    if (stream != nullptr && comm.device->backend().StreamSync(stream) != weftSuccess) {
+      return comm.Fail(weftUnhandledDeviceError, "weftPlanStart: %s", weft::ThreadLastError());
+    }
     return plan->program.Start(
         *plan->comm, weft::Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
   });

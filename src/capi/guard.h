@@ -26,7 +26,8 @@ weftResult_t Guarded(const char* fn, F&& body) noexcept {
 
 /// weftInvalidUsage unless comm is a live communicator.
 Status CheckComm(const char* fn, const Comm* comm);
-/// weftNotSupported for a non-NULL stream: this build has no device support yet.
-Status CheckHostStream(const char* fn, Comm& comm, const void* stream);
+/// A stream argument: NULL, or a stream of comm's device backend (weftInvalidArgument
+/// otherwise; weftNotSupported when the backend has no devices at all).
+Status CheckStreamArg(const char* fn, Comm& comm, const void* stream);
 
 }  // namespace weft

@@ -15,12 +15,9 @@ bool UsesRoot(CollKind k) { return k == CollKind::kReduce || k == CollKind::kBro
 
 bool UsesPeer(CollKind k) { return k == CollKind::kSend || k == CollKind::kRecv; }
 
-// Byte extents of the buffers this rank touches; 0 when it touches none.
-struct Extents {
-  size_t send = 0, recv = 0;
-};
-
 bool Mul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
+
+}  // namespace
 
 bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e) {
   size_t bytes = 0;
@@ -59,6 +56,8 @@ bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e) 
   }
   return true;
 }
+
+namespace {
 
 // The exact in-place form of each collective (NCCL's conventions).
 bool IsInPlaceForm(const Comm& comm, const CollArgs& a, size_t es) {

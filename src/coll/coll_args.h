@@ -53,6 +53,13 @@ inline CollArgs MakeArgs(CollKind kind, const void* send, void* recv, size_t cou
   return a;
 }
 
+/// Byte extents of the buffers this rank touches; 0 when it touches none.
+struct Extents {
+  size_t send = 0, recv = 0;
+};
+/// This rank's extents for a call with element size es; false if they overflow.
+bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e);
+
 /// Checks every argument against comm; on success sets args->in_place. Errors:
 /// weftInvalidArgument (bad type/op/root/peer, null or partly overlapping buffers, sizes
 /// that overflow) with the reason recorded on comm.

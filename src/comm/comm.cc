@@ -10,6 +10,9 @@
 #include "core/live_set.h"
 #include "core/log.h"
 #include "core/params.h"
+#include "device/backend.h"
+#include "device/binding.h"
+#include "device/comm_device.h"
 #include "transport/shm/shm_segment.h"
 
 namespace weft {
@@ -98,6 +101,18 @@ Status CreateComm(MPI_Comm user, Comm** out) {
     }
     if (f != nullptr) std::fclose(f);
   }
+  device::Backend* backend = nullptr;
+  device::Binding binding;
+  Status ds = device::GetBackend(&backend);
+  if (ds == weftSuccess) ds = device::BindDevice(comm->mpi, backend, &binding);
+  if (ds != weftSuccess) {
+    std::string why = ThreadLastError();
+    PMPI_Comm_free(&comm->node_comm);
+    PMPI_Comm_free(&comm->mpi);
+    return FailNoComm(ds, "weftCommInitMPI: device setup: %s", why.c_str());
+  }
+  comm->device = std::make_unique<device::CommDevice>(
+      backend, binding, static_cast<size_t>(std::max<int64_t>(0, params.WEFT_STAGING_CACHE_MAX)));
   g_live.Add(comm.get());
   *out = comm.release();
   return weftSuccess;
@@ -106,6 +121,7 @@ Status CreateComm(MPI_Comm user, Comm** out) {
 Status DestroyComm(Comm* comm) {
   g_live.Remove(comm);
   comm->cache->Clear();  // cached programs own MPI datatypes: free them before the comm
+  comm->device.reset();  // drains the staging streams, frees the staging pool
   if (comm->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&comm->node_comm);
   if (comm->mpi != MPI_COMM_NULL) PMPI_Comm_free(&comm->mpi);
   delete comm;

@@ -16,6 +16,9 @@ namespace weft {
 class ProgramCache;
 class ShmSegment;
 class CompiledColl;
+namespace device {
+class CommDevice;
+}
 }  // namespace weft
 
 /// The object behind weftComm_t.
@@ -31,6 +34,8 @@ struct weftComm {
   std::atomic<uint32_t> schedule_starts{0};
   /// Built programs of blocking calls (see program_cache.h); emptied before the comm is freed.
   std::unique_ptr<weft::ProgramCache> cache;
+  /// Device backend, bound device and staging pool (never null on a live communicator).
+  std::unique_ptr<weft::device::CommDevice> device;
 
   weftComm();
   ~weftComm();

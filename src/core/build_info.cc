@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include "core/build_config.h"
+#include "device/backend.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -22,8 +23,10 @@ std::vector<std::pair<std::string, std::string>> BuildInfo() {
       {"compiler", WEFT_COMPILER},
       {"mpi_library", mpi},
       {"mpi_standard", WEFT_MPI_HEADER_VERSION},
-      {"cuda", WEFT_CUDA_ENABLED ? "on" : "off"},
-      {"execution", "native MPI collectives (compiled schedules not built yet)"},
+      {"cuda", WEFT_WITH_CUDA_BUILT ? "on" : "off"},
+      {"nccl", WEFT_WITH_NCCL_BUILT ? "on" : "off"},
+      {"execution", "compiled schedules, native MPI fallback"},
+      {"device_backends", weft::device::BuiltNames()},
   };
 }
 

@@ -55,6 +55,8 @@ const char* SubsysName(uint32_t s) {
       return "ENV";
     case kShim:
       return "SHIM";
+    case kDevice:
+      return "DEVICE";
     default:
       return "ALL";
   }
@@ -117,7 +119,7 @@ uint32_t ParseSubsysMask(const std::string& text) {
     const char* name;
     uint32_t bit;
   } kNames[] = {{"INIT", kInit}, {"COLL", kColl}, {"TOPO", kTopo},
-                {"PLAN", kPlan}, {"ENV", kEnv},   {"SHIM", kShim}, {"ALL", kAll}};
+                {"PLAN", kPlan}, {"ENV", kEnv},   {"SHIM", kShim}, {"DEVICE", kDevice}, {"ALL", kAll}};
   bool exclude = !text.empty() && text[0] == '^';
   uint32_t mask = 0;
   size_t pos = exclude ? 1 : 0;

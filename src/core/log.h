@@ -18,6 +18,7 @@ enum LogSubsys : uint32_t {
   kPlan = 1u << 3,
   kEnv = 1u << 4,
   kShim = 1u << 5,
+  kDevice = 1u << 6,
   kAll = ~0u,
 };
 

@@ -1,6 +1,7 @@
 #include "plan/plan.h"
 
 #include <memory>
+#include <string>
 
 #include "coll/build_collective.h"
 #include "core/live_set.h"
@@ -18,8 +19,16 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
   plan->comm = &comm;
   plan->args = args;
   WEFT_CHECK(ValidateArgs(comm, &plan->args));
-  WEFT_CHECK(BuildCollective(comm, plan->args, &plan->program));
-  plan->description = DescribeCollective(comm, plan->args, plan->program);
+  WEFT_CHECK(device::RouteBuffers(comm, plan->args, &plan->route));
+  if (plan->route.any_device()) {
+    plan->description = std::string(CollShortName(args.kind)) +
+                        " count=" + std::to_string(args.count) +
+                        ": device buffers, staged through host memory in pipelined chunks "
+                        "(each chunk runs the host schedule chosen for its size)";
+  } else {
+    WEFT_CHECK(BuildCollective(comm, plan->args, &plan->program));
+    plan->description = DescribeCollective(comm, plan->args, plan->program);
+  }
   WEFT_INFO(kPlan, "plan %p: %s", static_cast<void*>(plan.get()), plan->description.c_str());
   comm.live_plans.fetch_add(1);
   g_live.Add(plan.get());

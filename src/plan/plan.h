@@ -4,13 +4,17 @@
 #include <string>
 
 #include "coll/coll_args.h"
+#include "device/buffer_route.h"
 #include "native/native_program.h"
 
 /// The object behind weftPlan_t.
 struct weftPlan {
   weft::Comm* comm = nullptr;
   weft::CollArgs args;
-  weft::NativeProgram program;
+  weft::NativeProgram program;  // host buffers: the compiled (or native) program
+  /// Device buffers: each start stages them through host memory (device/staged_coll.h) and
+  /// completes before returning; `program` stays empty.
+  weft::device::BufferRoute route;
   std::string description;  // DescribeCollective, made once at creation
 };
 

@@ -1,7 +1,10 @@
 // Every collective x every type x every op x in-place/out-of-place x counts {0, 1, odd,
 // more than a page} x every root, checked against mp_check.h's reference. Buffers carry guard
 // zones that must come back untouched, and reduction results must be bitwise equal on all
-// ranks. Options: --quick (fewer counts), --seed N.
+// ranks. Options: --quick (fewer counts), --seed N, --memory host|device|mixed (device: every
+// buffer is device memory of the active backend, guard zones included, and calls go on a
+// stream; mixed: one side of each call on the device, the other on the host, alternating,
+// default stream).
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -15,11 +18,36 @@ using mpt::Report;
 constexpr size_t kGuard = 64;  // bytes of sentinel on each side of every buffer
 constexpr unsigned char kSentinel = 0xA5;
 
-// A buffer of `bytes` with guard zones; data() points past the front guard.
+enum class Memory { kHost, kDevice, kMixed };
+Memory g_memory = Memory::kHost;
+int g_buffers = 0;  // buffers made so far (mixed mode alternates on it)
+bool g_device_ok = true;
+
+// A buffer of `bytes` with guard zones; data() points past the front guard. In device modes
+// it has a device mirror (guards included): Up() before a call, Down() after, and At() maps a
+// host pointer into the buffer to the address the call is given.
 class Guarded {
  public:
-  explicit Guarded(size_t bytes) : mem_(bytes + 2 * kGuard, kSentinel), bytes_(bytes) {}
+  explicit Guarded(size_t bytes) : mem_(bytes + 2 * kGuard, kSentinel), bytes_(bytes) {
+    const int i = g_buffers++;
+    if (g_memory == Memory::kDevice || (g_memory == Memory::kMixed && (i + i / 2) % 2 == 1)) {
+      g_device_ok &= weftDeviceMalloc(&dev_, mem_.size()) == weftSuccess;
+    }
+  }
+  ~Guarded() { weftDeviceFree(dev_); }
+  Guarded(const Guarded&) = delete;
+  Guarded& operator=(const Guarded&) = delete;
   unsigned char* data() { return mem_.data() + kGuard; }
+  void* At(void* host) {
+    if (dev_ == nullptr || host == nullptr) return host;
+    return static_cast<unsigned char*>(dev_) + (static_cast<unsigned char*>(host) - mem_.data());
+  }
+  void Up() {
+    if (dev_) g_device_ok &= weftDeviceMemcpy(dev_, mem_.data(), mem_.size()) == weftSuccess;
+  }
+  void Down() {
+    if (dev_) g_device_ok &= weftDeviceMemcpy(mem_.data(), dev_, mem_.size()) == weftSuccess;
+  }
   bool GuardsIntact() const {
     for (size_t i = 0; i < kGuard; ++i) {
       if (mem_[i] != kSentinel || mem_[kGuard + bytes_ + i] != kSentinel) return false;
@@ -30,6 +58,20 @@ class Guarded {
  private:
   std::vector<unsigned char> mem_;
   size_t bytes_;
+  void* dev_ = nullptr;
+};
+
+// Both buffers of a call mirrored up on creation; Down() after the call.
+struct Mirror {
+  Guarded &a, &b;
+  Mirror(Guarded& x, Guarded& y) : a(x), b(y) {
+    a.Up();
+    b.Up();
+  }
+  void Down() {
+    a.Down();
+    b.Down();
+  }
 };
 
 struct Ctx {
@@ -38,6 +80,7 @@ struct Ctx {
   int rank, size;
   uint64_t seed;
   Report* report;
+  weftStream_t stream = nullptr;
 };
 
 std::string Name(const char* coll, weftDataType_t t, int op, bool in_place, size_t n,
@@ -58,7 +101,10 @@ void AllReduce(Ctx& x, weftDataType_t t, weftRedOp_t op, bool in_place, size_t n
   Guarded send(bytes), recv(bytes);
   mpt::Fill(t, op, x.rank, x.seed, send.data(), n);
   void* out = in_place ? send.data() : recv.data();
-  weftResult_t r = weftAllReduce(send.data(), out, n, t, op, x.comm, nullptr);
+  Mirror m(send, recv);
+  weftResult_t r = weftAllReduce(send.At(send.data()), in_place ? send.At(out) : recv.At(out), n, t,
+                                 op, x.comm, x.stream);
+  m.Down();
   std::string first, name = Name("allreduce", t, op, in_place, n);
   if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
   size_t wrong = mpt::CountWrong(t, op, x.size, x.seed, out, n, 0, &first);
@@ -75,7 +121,10 @@ void Reduce(Ctx& x, weftDataType_t t, weftRedOp_t op, bool in_place, size_t n, i
   const bool is_root = x.rank == root;
   // Non-roots pass NULL: recvbuff is only used at root.
   void* out = is_root ? (in_place ? send.data() : recv.data()) : nullptr;
-  weftResult_t r = weftReduce(send.data(), out, n, t, op, root, x.comm, nullptr);
+  Mirror m(send, recv);
+  weftResult_t r = weftReduce(send.At(send.data()), in_place ? send.At(out) : recv.At(out), n, t,
+                              op, root, x.comm, x.stream);
+  m.Down();
   std::string first, name = Name("reduce", t, op, in_place, n, root);
   if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
   size_t wrong = is_root ? mpt::CountWrong(t, op, x.size, x.seed, out, n, 0, &first) : 0;
@@ -88,7 +137,10 @@ void ReduceScatter(Ctx& x, weftDataType_t t, weftRedOp_t op, bool in_place, size
   Guarded send(block * x.size), recv(block);
   mpt::Fill(t, op, x.rank, x.seed, send.data(), n * x.size);
   void* out = in_place ? send.data() + x.rank * block : recv.data();
-  weftResult_t r = weftReduceScatter(send.data(), out, n, t, op, x.comm, nullptr);
+  Mirror m(send, recv);
+  weftResult_t r = weftReduceScatter(send.At(send.data()), in_place ? send.At(out) : recv.At(out),
+                                     n, t, op, x.comm, x.stream);
+  m.Down();
   std::string first, name = Name("reduce_scatter", t, op, in_place, n);
   if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
   size_t wrong = mpt::CountWrong(t, op, x.size, x.seed, out, n, x.rank * n, &first);
@@ -110,7 +162,10 @@ void AllGather(Ctx& x, weftDataType_t t, bool in_place, size_t n) {
   auto mine = Block(t, x.rank, x.seed, n);
   unsigned char* src = in_place ? recv.data() + x.rank * block : send.data();
   if (block) std::memcpy(src, mine.data(), block);
-  weftResult_t r = weftAllGather(src, recv.data(), n, t, x.comm, nullptr);
+  Mirror m(send, recv);
+  weftResult_t r = weftAllGather(in_place ? recv.At(src) : send.At(src), recv.At(recv.data()), n, t,
+                                 x.comm, x.stream);
+  m.Down();
   std::string name = Name("allgather", t, -1, in_place, n);
   if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
   bool ok = true;
@@ -128,8 +183,11 @@ void Broadcast(Ctx& x, weftDataType_t t, bool in_place, size_t n, int root) {
   if (x.rank == root && bytes)
     std::memcpy(in_place ? recv.data() : send.data(), want.data(), bytes);
   // Non-roots pass NULL as sendbuff: it is only read at root.
-  const void* sb = x.rank == root ? (in_place ? recv.data() : send.data()) : nullptr;
-  weftResult_t r = weftBroadcast(sb, recv.data(), n, t, root, x.comm, nullptr);
+  void* sb = x.rank == root ? (in_place ? recv.data() : send.data()) : nullptr;
+  Mirror m(send, recv);
+  weftResult_t r = weftBroadcast(in_place ? recv.At(sb) : send.At(sb), recv.At(recv.data()), n, t,
+                                 root, x.comm, x.stream);
+  m.Down();
   std::string name = Name("broadcast", t, -1, in_place, n, root);
   if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
   bool ok = bytes == 0 || std::memcmp(recv.data(), want.data(), bytes) == 0;
@@ -145,7 +203,10 @@ void AllToAll(Ctx& x, weftDataType_t t, bool in_place, size_t n) {
   for (int p = 0; p < x.size && block; ++p) {
     std::memcpy(src + p * block, Block(t, x.rank * 1000 + p, x.seed, n).data(), block);
   }
-  weftResult_t r = weftAllToAll(src, recv.data(), n, t, x.comm, nullptr);
+  Mirror m(send, recv);
+  weftResult_t r = weftAllToAll(in_place ? recv.At(src) : send.At(src), recv.At(recv.data()), n, t,
+                                x.comm, x.stream);
+  m.Down();
   std::string name = Name("alltoall", t, -1, in_place, n);
   if (r != weftSuccess) return x.report->Case(false, name, Status(r, x.comm));
   bool ok = true;
@@ -163,15 +224,18 @@ void SendRecv(Ctx& x, weftDataType_t t, size_t n) {
   const size_t bytes = n * mpt::TypeBytes(t);
   const int to = (x.rank + 1) % x.size, from = (x.rank + x.size - 1) % x.size;
   auto mine = Block(t, x.rank, x.seed, n);
-  Guarded recv(bytes);
+  Guarded send(bytes), recv(bytes);
+  if (bytes) std::memcpy(send.data(), mine.data(), bytes);
+  Mirror m(send, recv);
   weftResult_t r1, r2;
   if (x.rank % 2 == 0) {
-    r1 = weftSend(mine.data(), n, t, to, x.comm, nullptr);
-    r2 = weftRecv(recv.data(), n, t, from, x.comm, nullptr);
+    r1 = weftSend(send.At(send.data()), n, t, to, x.comm, x.stream);
+    r2 = weftRecv(recv.At(recv.data()), n, t, from, x.comm, x.stream);
   } else {
-    r2 = weftRecv(recv.data(), n, t, from, x.comm, nullptr);
-    r1 = weftSend(mine.data(), n, t, to, x.comm, nullptr);
+    r2 = weftRecv(recv.At(recv.data()), n, t, from, x.comm, x.stream);
+    r1 = weftSend(send.At(send.data()), n, t, to, x.comm, x.stream);
   }
+  m.Down();
   std::string name = Name("send/recv", t, -1, false, n);
   if (r1 != weftSuccess || r2 != weftSuccess)
     return x.report->Case(false, name, Status(r1 ? r1 : r2, x.comm));
@@ -189,6 +253,10 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--quick") quick = true;
     if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    if (a == "--memory" && i + 1 < argc) {
+      std::string m = argv[++i];
+      g_memory = m == "device" ? Memory::kDevice : m == "mixed" ? Memory::kMixed : Memory::kHost;
+    }
   }
   Report report(MPI_COMM_WORLD);
   Ctx x{nullptr, MPI_COMM_WORLD, 0, 0, seed, &report};
@@ -197,6 +265,10 @@ int main(int argc, char** argv) {
   weftResult_t r = weftCommInitMPI(&x.comm, MPI_COMM_WORLD);
   report.Case(r == weftSuccess, "weftCommInitMPI", weftGetLastError(nullptr));
   if (r != weftSuccess) return report.Finish("coll_matrix");
+  if (g_memory == Memory::kDevice) {
+    r = weftStreamCreate(&x.stream);
+    report.Case(r == weftSuccess, "weftStreamCreate", weftGetLastError(nullptr));
+  }
 
   // 0, 1, odd, and more than a 4 KiB page even for int8.
   std::vector<size_t> counts =
@@ -218,8 +290,13 @@ int main(int argc, char** argv) {
       SendRecv(x, t, n);
     }
   }
-  r = weftBarrier(x.comm, nullptr);
+  r = weftBarrier(x.comm, x.stream);
   report.Case(r == weftSuccess, "barrier", Status(r, x.comm));
+  report.Case(g_device_ok, "device allocations and copies", weftGetLastError(nullptr));
+  if (x.stream != nullptr) {
+    r = weftStreamDestroy(x.stream);
+    report.Case(r == weftSuccess, "weftStreamDestroy", weftGetLastError(nullptr));
+  }
   r = weftCommDestroy(x.comm);
   report.Case(r == weftSuccess, "weftCommDestroy", weftGetLastError(nullptr));
   int rc = report.Finish("coll_matrix");

@@ -1,0 +1,23 @@
+#include "coll/run_blocking.h"
+
+#include <memory>
+
+#include "coll/build_collective.h"
+#include "comm/program_cache.h"
+#include "core/log.h"
+
+namespace weft {
+
+Status RunHostBlocking(Comm& comm, const CollArgs& a) {
+  NativeProgram* program = comm.cache->Find(a);
+  std::unique_ptr<NativeProgram> uncached;
+  if (program == nullptr) {
+    auto built = std::make_unique<NativeProgram>();
+    WEFT_CHECK(BuildCollective(comm, a, built.get()));
+    WEFT_TRACE(kColl, "built: %s", DescribeCollective(comm, a, *built).c_str());
+    program = comm.cache->Keep(a, std::move(built), &uncached);
+  }
+  return program->Run(comm, Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
+}
+
+}  // namespace weft

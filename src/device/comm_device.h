@@ -1,0 +1,36 @@
+// A communicator's device state: its backend and bound device, the staging pool, and the
+// internal copy streams and events of the staging pipeline (made on the first staged call).
+#pragma once
+
+#include <vector>
+
+#include "device/backend.h"
+#include "device/binding.h"
+#include "device/staging_pool.h"
+
+namespace weft::device {
+
+/// Owned by one communicator; destroyed with it.
+class CommDevice {
+ public:
+  CommDevice(Backend* backend, const Binding& binding, size_t staging_cap)
+      : backend_(backend), binding_(binding), pool_(backend, staging_cap) {}
+  ~CommDevice();
+  CommDevice(const CommDevice&) = delete;
+  CommDevice& operator=(const CommDevice&) = delete;
+
+  Backend& backend() { return *backend_; }
+  const Binding& binding() const { return binding_; }
+  StagingPool& pool() { return pool_; }
+  /// The pipeline's streams (device->host and host->device) and `n` events, made once.
+  [[nodiscard]] Status Pipeline(int n, Stream* d2h, Stream* h2d, Event** events);
+
+ private:
+  Backend* backend_;
+  Binding binding_;
+  StagingPool pool_;
+  Stream d2h_ = nullptr, h2d_ = nullptr;
+  std::vector<Event> events_;
+};
+
+}  // namespace weft::device

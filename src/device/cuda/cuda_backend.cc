@@ -1,0 +1,155 @@
+// The CUDA backend: the CUDA runtime for memory, copies, streams, events and IPC handles, and
+// the kernels of cuda_reduce.cu. Built when nvcc is found (WEFT_WITH_CUDA); a process without
+// a usable GPU gets the host backend instead (auto) or a clear error (WEFT_DEVICE=cuda).
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include "comm/comm.h"
+#include "device/backend.h"
+#include "device/cuda/cuda_reduce.h"
+
+namespace weft::device {
+namespace {
+
+static_assert(sizeof(cudaIpcMemHandle_t) <= sizeof(IpcHandle::bytes));
+
+Status Check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return weftSuccess;
+  return FailNoComm(weftUnhandledDeviceError, "%s: %s (%s)", what, cudaGetErrorString(e),
+                    cudaGetErrorName(e));
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int count) : count_(count) {}
+  const char* name() const override { return "cuda"; }
+  Caps caps() const override { return Caps{true, true, true, true}; }
+  int DeviceCount() const override { return count_; }
+  Status SetDevice(int device) override {
+    if (device < 0 || device >= count_) {
+      return FailNoComm(weftInvalidArgument, "device %d does not exist (this node has %d GPUs)",
+                        device, count_);
+    }
+    return Check(cudaSetDevice(device), "cudaSetDevice");
+  }
+  int CurrentDevice() const override {
+    int d = -1;
+    return cudaGetDevice(&d) == cudaSuccess ? d : -1;
+  }
+  Status Alloc(size_t bytes, void** ptr) override {
+    *ptr = nullptr;
+    return bytes == 0 ? weftSuccess : Check(cudaMalloc(ptr, bytes), "cudaMalloc");
+  }
+  Status Free(void* ptr) override { return Check(cudaFree(ptr), "cudaFree"); }
+  Status HostAlloc(size_t bytes, void** ptr, bool* pinned) override {
+    *pinned = true;
+    return Check(cudaHostAlloc(ptr, bytes, cudaHostAllocPortable), "cudaHostAlloc");
+  }
+  Status HostFree(void* ptr) override { return Check(cudaFreeHost(ptr), "cudaFreeHost"); }
+  Status Query(const void* ptr, PtrInfo* info) override {
+    *info = PtrInfo{};
+    cudaPointerAttributes a{};
+    cudaError_t e = cudaPointerGetAttributes(&a, ptr);
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // unregistered host memory on old runtimes: not an error
+      return weftSuccess;
+    }
+    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged) return weftSuccess;
+    info->kind = MemKind::kDevice;
+    info->device = a.device;
+    // Allocation bounds would need the driver API (cuMemGetAddressRange); size 0 = unknown.
+    info->base = ptr;
+    info->size = 0;
+    return weftSuccess;
+  }
+  Status Copy(void* dst, const void* src, size_t bytes) override {
+    return Check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
+  }
+  Status CopyAsync(void* dst, const void* src, size_t bytes, Stream s) override {
+    return Check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(s)),
+                 "cudaMemcpyAsync");
+  }
+  Status StreamCreate(Stream* s) override {
+    cudaStream_t st = nullptr;
+    WEFT_CHECK(Check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cudaStreamCreate"));
+    *s = st;
+    return weftSuccess;
+  }
+  Status StreamDestroy(Stream s) override {
+    return Check(cudaStreamDestroy(static_cast<cudaStream_t>(s)), "cudaStreamDestroy");
+  }
+  Status StreamSync(Stream s) override {
+    return Check(cudaStreamSynchronize(static_cast<cudaStream_t>(s)), "cudaStreamSynchronize");
+  }
+  Status CheckStream(Stream s) override {
+    // Any cudaStream_t of the user's is valid; querying it catches a destroyed or foreign one.
+    if (s == nullptr) return weftSuccess;
+    cudaError_t e = cudaStreamQuery(static_cast<cudaStream_t>(s));
+    if (e == cudaSuccess || e == cudaErrorNotReady) return weftSuccess;
+    cudaGetLastError();
+    return FailNoComm(weftInvalidArgument, "stream %p is not a CUDA stream: %s", s,
+                      cudaGetErrorString(e));
+  }
+  Status EventCreate(Event* e) override {
+    cudaEvent_t ev = nullptr;
+    WEFT_CHECK(Check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate"));
+    *e = ev;
+    return weftSuccess;
+  }
+  Status EventDestroy(Event e) override {
+    return Check(cudaEventDestroy(static_cast<cudaEvent_t>(e)), "cudaEventDestroy");
+  }
+  Status EventRecord(Event e, Stream s) override {
+    return Check(cudaEventRecord(static_cast<cudaEvent_t>(e), static_cast<cudaStream_t>(s)),
+                 "cudaEventRecord");
+  }
+  Status EventSync(Event e) override {
+    return Check(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "cudaEventSynchronize");
+  }
+  Status StreamWaitEvent(Stream s, Event e) override {
+    return Check(cudaStreamWaitEvent(static_cast<cudaStream_t>(s), static_cast<cudaEvent_t>(e), 0),
+                 "cudaStreamWaitEvent");
+  }
+  Status Reduce(void* dst, const void* const* srcs, int k, size_t n, weftDataType_t t,
+                weftRedOp_t op, Stream s) override {
+    return Check(LaunchReduce(dst, srcs, k, n, t, op, static_cast<cudaStream_t>(s)),
+                 "reduce kernel");
+  }
+  Status IpcGet(void* ptr, IpcHandle* h) override {
+    cudaIpcMemHandle_t m;
+    WEFT_CHECK(Check(cudaIpcGetMemHandle(&m, ptr), "cudaIpcGetMemHandle"));
+    std::memset(h->bytes, 0, sizeof(h->bytes));
+    std::memcpy(h->bytes, &m, sizeof(m));
+    return weftSuccess;
+  }
+  Status IpcOpen(const IpcHandle& h, void** ptr) override {
+    cudaIpcMemHandle_t m;
+    std::memcpy(&m, h.bytes, sizeof(m));
+    return Check(cudaIpcOpenMemHandle(ptr, m, cudaIpcMemLazyEnablePeerAccess),
+                 "cudaIpcOpenMemHandle");
+  }
+  Status IpcClose(void* ptr) override {
+    return Check(cudaIpcCloseMemHandle(ptr), "cudaIpcCloseMemHandle");
+  }
+
+ private:
+  int count_;
+};
+
+}  // namespace
+
+Backend* MakeCudaBackend(const char** why) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+    return nullptr;
+  }
+  return new CudaBackend(count);
+}
+
+}  // namespace weft::device

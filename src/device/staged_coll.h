@@ -1,0 +1,18 @@
+// Runs a collective on device buffers through host staging: each buffer is cut into chunks
+// (WEFT_STAGING_CHUNK_BYTES per side), and chunk i+1's device->host copy and chunk i-1's
+// host->device copy run on the communicator's copy streams while the host runs chunk i's
+// collective (weft's compiled schedules on the staging buffers). Small buffers take one hop.
+// The copies are ordered after the work already on the user's stream, and that stream's later
+// work after the results land; the call returns once they have.
+#pragma once
+
+#include "coll/coll_args.h"
+#include "device/backend.h"
+#include "device/buffer_route.h"
+
+namespace weft::device {
+
+/// Runs validated args whose buffers `route` describes.
+Status RunStaged(Comm& comm, const CollArgs& args, const BufferRoute& route, Stream stream);
+
+}  // namespace weft::device
