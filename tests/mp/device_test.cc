@@ -158,7 +158,8 @@ void BadPointers(Ctx& x) {
   if (count > 1) {
     void* other = nullptr;
     bool ok = x.backend->SetDevice((mine + 1) % count) == weftSuccess &&
-              x.backend->Alloc(400, &other) == weftSuccess && x.backend->SetDevice(mine) == weftSuccess;
+              x.backend->Alloc(400, &other) == weftSuccess &&
+              x.backend->SetDevice(mine) == weftSuccess;
     x.report->Case(ok, "allocate on another device", weftGetLastError(nullptr));
     Expect(x, weftAllReduce(other, d, 100, weftFloat, weftSum, x.comm, nullptr),
            weftInvalidArgument, "buffer of another device", "bound to device");
@@ -179,8 +180,10 @@ void DevicePlan(Ctx& x) {
   }
   char text[512] = {0};
   if (plan) weftPlanDescribe(plan, text, sizeof(text), nullptr);
-  x.report->Case(e == weftSuccess && AllEqual(r, n, 3.0f), "plan on device buffers", Why(e, x.comm));
-  x.report->Case(std::string(text).find("staged") != std::string::npos, "plan says it stages", text);
+  x.report->Case(e == weftSuccess && AllEqual(r, n, 3.0f), "plan on device buffers",
+                 Why(e, x.comm));
+  x.report->Case(std::string(text).find("staged") != std::string::npos, "plan says it stages",
+                 text);
   if (plan) weftPlanFree(plan);
   weftDeviceFree(s);
   weftDeviceFree(r);
@@ -233,7 +236,8 @@ int main(int argc, char** argv) {
     report.Case(r == weftSuccess, "weftCommInitMPI", Why(r, nullptr));
     const char* name = "";
     weftDeviceBackend(&name);
-    report.Case(std::string(name) == "emulated", "backend is emulated (WEFT_DEVICE=emulated)", name);
+    report.Case(std::string(name) == "emulated", "backend is emulated (WEFT_DEVICE=emulated)",
+                name);
     if (r == weftSuccess && std::string(name) == "emulated" &&
         weft::device::GetBackend(&x.backend) == weftSuccess) {
       ZeroAllocationsAfterWarmup(x);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "bench_device.h"
 #include "check/reference.h"
 #include "core/dtype.h"
 #include "native/mpi_types.h"
@@ -28,6 +29,8 @@ MPI_Op NativeOp(weftRedOp_t op) {
 bool Reduces(Coll c) {
   return c == Coll::kAllReduce || c == Coll::kReduce || c == Coll::kReduceScatter;
 }
+
+}  // namespace
 
 int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv) {
   const int n = static_cast<int>(s.count);
@@ -73,6 +76,8 @@ int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned
   }
   return weftInternalError;
 }
+
+namespace {
 
 // Counts elements of got that differ from want (byte-exact per element).
 size_t CountDiffs(const unsigned char* got, const unsigned char* want, size_t n, size_t es) {
@@ -135,9 +140,10 @@ bool NativeSupports(const Ctx& x, const Shape& s) {
 int RunOnce(Impl impl, const Ctx& x, const Shape& s, bool in_place, unsigned char* send,
             unsigned char* recv) {
   int rc = impl == Impl::kNative ? RunNative(x, s, in_place, send, recv)
-                                 : RunWeft(x, s, in_place, send, recv);
+           : impl == Impl::kWeft ? RunWeft(x, s, in_place, send, recv)
+                                 : RunDeviceViaHost(impl, x, s, in_place, send, recv);
   if (rc != 0) {
-    if (impl == Impl::kWeft) {
+    if (impl != Impl::kNative) {
       std::fprintf(stderr, "weft-bench: %s failed: %s: %s\n", CollName(x.coll),
                    weftGetErrorString(static_cast<weftResult_t>(rc)), weftGetLastError(x.comm));
     } else {
@@ -171,7 +177,7 @@ size_t Validate(Impl impl, const Ctx& x, const Shape& s, bool ip, unsigned char*
       if (x.coll == Coll::kReduceScatter) {
         first = x.rank * n;
         // In place, weft leaves the block at the rank's offset; MPI at the start.
-        if (ip && impl == Impl::kWeft) out = recv + x.rank * block;
+        if (ip && (impl == Impl::kWeft || impl == Impl::kWeftDevice)) out = recv + x.rank * block;
       }
       return CountWrong(x.type, x.op, P, seed, out, n, first, nullptr);
     }

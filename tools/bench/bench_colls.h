@@ -11,8 +11,22 @@
 
 namespace bench {
 
-/// Which implementation a measurement is of.
-enum class Impl { kNative, kWeft };
+/// Which implementation a measurement is of. The device modes (bench_device.h) run on device
+/// buffers: kStageAlloc/kStageReuse stage them through host memory by hand around the native
+/// routine (a new host allocation per call, or buffers made once); kWeftDevice hands them to
+/// weft; the copy modes time the copies alone.
+enum class Impl {
+  kNative,
+  kWeft,
+  kCopyD2H,
+  kCopyH2D,
+  kCopyRoundtrip,
+  kStageAlloc,
+  kStageReuse,
+  kWeftDevice
+};
+
+struct DeviceScratch;
 
 /// Sizes of one collective at one sweep point.
 struct Shape {
@@ -33,8 +47,13 @@ struct Ctx {
   weftDataType_t type;
   weftRedOp_t op;
   int root;
+  DeviceScratch* dev = nullptr;  // device buffers of the device modes (--memory device)
 };
 
+/// The native MPI routine on host buffers (in place: recv is the buffer).
+int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv);
+/// weft's routine on whatever memory send/recv are.
+int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv);
 /// Shape for a per-rank send buffer of about `bytes` (counts round down).
 Shape ShapeOf(const Ctx& x, size_t bytes);
 /// True when native MPI has this (type, op) (no fp16/bf16, no Avg) and count fits an int.

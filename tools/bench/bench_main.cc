@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench_colls.h"
+#include "bench_device.h"
 #include "bench_floor.h"
 #include "bench_output.h"
 #include "check/reference.h"
@@ -159,6 +160,11 @@ int main(int argc, char** argv) {
   std::vector<Record> rows;
   long long weft_wrong = 0, native_wrong = 0;
   bool failed = false;
+  if (o.device_memory) {
+    failed = !RunDeviceBench(x, o, &rows, &weft_wrong);
+    if (rank == 0) std::printf("# wrong elements (staged and weft modes): %lld\n", weft_wrong);
+    o.colls.clear();  // the host sweep below is not run
+  }
   double bus_sum[2] = {0, 0};
   int bus_n[2] = {0, 0};
   for (Coll c : o.colls) {
@@ -193,13 +199,15 @@ int main(int argc, char** argv) {
       b = std::max(nb, b + 1);
     }
   }
-  if (rank == 0) {
+  if (rank == 0 && !o.device_memory) {
     std::printf("# wrong elements: weft %lld, native %lld%s\n", weft_wrong, native_wrong,
                 native_wrong > 0
                     ? " (native MPI's own results; weft's are checked against the same reference)"
                     : "");
     std::printf("# average busbw: native %.3f GB/s, weft %.3f GB/s\n",
                 bus_n[0] ? bus_sum[0] / bus_n[0] : 0.0, bus_n[1] ? bus_sum[1] / bus_n[1] : 0.0);
+  }
+  if (rank == 0) {
     if (!o.csv.empty() && !WriteCsv(o.csv, rows)) {
       std::fprintf(stderr, "weft-bench: cannot write %s\n", o.csv.c_str());
       failed = true;

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "bench_colls.h"
+#include "bench_device.h"
 #include "core/dtype.h"
 
 namespace bench {
@@ -28,7 +30,13 @@ void Usage() {
                "  -c, --check 0|1    validate results and count #wrong (default 1)\n"
                "      --place out|in|both  out-of-place, in-place or both (default both)\n"
                "      --csv FILE     one row per (size, place, implementation)\n"
-               "      --json FILE    the same records as JSON\n");
+               "      --json FILE    the same records as JSON\n"
+               "      --memory host|device  device: buffers in device memory of the active\n"
+               "                     backend (WEFT_DEVICE), one row per mode (default host)\n"
+               "      --modes LIST   with --memory device: copy_d2h,copy_h2d,copy_roundtrip,host,\n"
+               "                     stage_alloc,stage_reuse,weft (default: all)\n"
+               "      --elements N   one size: N elements per rank (sets -b and -e)\n"
+               "      --warmup N, --validate 0|1  aliases of -w and -c\n");
 }
 
 }  // namespace
@@ -110,11 +118,29 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       ok = weft::ParseOp(v, &o->op);
     else if (a == "-r" || a == "--root")
       o->root = std::atoi(v.c_str());
-    else if (a == "-w" || a == "--warmup_iters")
+    else if (a == "--memory") {
+      o->device_memory = v == "device";
+      ok = v == "device" || v == "host";
+    } else if (a == "--modes") {
+      o->modes.clear();
+      for (size_t p = 0; ok && p <= v.size();) {
+        size_t q = v.find(',', p);
+        std::string name = v.substr(p, q == std::string::npos ? std::string::npos : q - p);
+        Impl m;
+        ok = ParseMode(name, &m);
+        if (ok) o->modes.push_back(static_cast<int>(m));
+        p = q == std::string::npos ? v.size() + 1 : q + 1;
+      }
+    } else if (a == "--elements") {
+      size_t n = 0;
+      ok = ParseSize(v, &n);
+      o->min_bytes = o->max_bytes = n * weft::TypeSize(o->type);
+      o->elements = n;
+    } else if (a == "-w" || a == "--warmup_iters" || a == "--warmup")
       ok = (o->warmup = std::atoi(v.c_str())) >= 0;
     else if (a == "-n" || a == "--iters")
       ok = (o->iters = std::atoi(v.c_str())) > 0;
-    else if (a == "-c" || a == "--check")
+    else if (a == "-c" || a == "--check" || a == "--validate")
       o->check = std::atoi(v.c_str()) != 0;
     else if (a == "--place") {
       o->out_of_place = v == "out" || v == "both";
@@ -133,6 +159,12 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       std::fprintf(stderr, "weft-bench: bad value '%s' for %s\n", v.c_str(), a.c_str());
       return false;
     }
+  }
+  if (o->elements > 0) o->min_bytes = o->max_bytes = o->elements * weft::TypeSize(o->type);
+  if (o->device_memory && o->modes.empty()) {
+    for (Impl m : {Impl::kCopyD2H, Impl::kCopyH2D, Impl::kCopyRoundtrip, Impl::kNative,
+                   Impl::kStageAlloc, Impl::kStageReuse, Impl::kWeftDevice})
+      o->modes.push_back(static_cast<int>(m));
   }
   if (o->min_bytes > o->max_bytes) {
     std::fprintf(stderr, "weft-bench: minbytes above maxbytes\n");

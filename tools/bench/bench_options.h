@@ -24,6 +24,9 @@ struct Options {
   bool check = true;
   bool out_of_place = true, in_place = true;
   std::string csv, json;
+  bool device_memory = false;  // --memory device: the device experiment (bench_device.h)
+  std::vector<int> modes;      // its modes, as Impl values (bench_colls.h)
+  size_t elements = 0;         // --elements: one size in elements (applied after -d)
 };
 
 /// Parses argv; on error or --help prints usage to stderr and returns false (*exit_code set).
