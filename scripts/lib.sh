@@ -48,7 +48,8 @@ weft_install_deps() {
 weft_build() {
   echo "== building weft against $WEFT_MPI in $WEFT_BUILD"
   cmake -S "$WEFT_ROOT" -B "$WEFT_BUILD" -DCMAKE_BUILD_TYPE=Release \
-    -DMPI_C_COMPILER="$WEFT_MPICC" -DMPIEXEC_EXECUTABLE="$WEFT_MPIEXEC" > "$WEFT_BUILD.configure.log" 2>&1 ||
+    -DMPI_C_COMPILER="$WEFT_MPICC" -DMPIEXEC_EXECUTABLE="$WEFT_MPIEXEC" ${WEFT_CMAKE_ARGS:-} \
+    > "$WEFT_BUILD.configure.log" 2>&1 ||
     { cat "$WEFT_BUILD.configure.log"; exit 1; }
   cmake --build "$WEFT_BUILD" -j "$(nproc)" > "$WEFT_BUILD.build.log" 2>&1 ||
     { grep -E -A3 "error|Error" "$WEFT_BUILD.build.log" | head -60; exit 1; }

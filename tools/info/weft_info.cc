@@ -3,6 +3,7 @@
 //   weft-info --env-markdown  the knob table of docs/env.md (generated from params.def)
 //   weft-info --ir-markdown   the opcode table of docs/ir.md (generated from opcodes.def)
 //   weft-info --topology FILE load a topology dump (WEFT_TOPO_DUMP_FILE) and print its layout
+//   weft-info --devices       the number of devices of the active backend (WEFT_DEVICE)
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "core/build_info.h"
 #include "core/params.h"
+#include "device/backend.h"
 #include "sched/ir/program.h"
 #include "topo/topology.h"
 
@@ -43,12 +45,22 @@ int main(int argc, char** argv) {
     std::printf("\n");
     return 0;
   }
+  weft::device::Backend* backend = nullptr;
+  const bool backend_ok = weft::device::GetBackend(&backend) == weftSuccess;
+  if (argc > 1 && std::strcmp(argv[1], "--devices") == 0) {
+    std::printf("%d\n", backend_ok ? backend->DeviceCount() : 0);
+    return backend_ok ? 0 : 1;
+  }
   if (argc > 1) {
-    std::fprintf(stderr, "usage: weft-info [--env-markdown | --ir-markdown | --topology FILE]\n");
+    std::fprintf(stderr,
+                 "usage: weft-info [--env-markdown | --ir-markdown | --topology FILE | "
+                 "--devices]\n");
     return 2;
   }
   std::printf("weft build\n");
   for (const auto& [k, v] : weft::BuildInfo()) std::printf("  %-14s %s\n", k.c_str(), v.c_str());
+  std::printf("  %-14s %s, %d device(s)%s\n", "device", backend->name(), backend->DeviceCount(),
+              backend_ok ? "" : " (the WEFT_DEVICE asked for is unavailable; see the WARN above)");
   std::printf(
       "\nenvironment (value, then [default] where it differs; * = set in the environment)\n");
   for (const auto& p : weft::ListParams()) {

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The device check, for a machine with a GPU: builds weft with the CUDA backend, runs the
+# device tests (emulated backend, then the real devices), and the staging benchmark, writing
+# everything under OUTDIR. Also useful without a GPU: it then shows the CUDA backend compiles
+# and runs the emulated part.
+#   ./scripts/device-check.sh OUTDIR [--mpi openmpi|mpich]
+set -uo pipefail
+OUT=${1:?usage: scripts/device-check.sh OUTDIR [--mpi openmpi|mpich]}
+shift
+source "$(dirname "$0")/lib.sh"
+weft_parse_mpi "$@"
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+weft_install_deps
+WEFT_CMAKE_ARGS="-DWEFT_WITH_CUDA=ON" weft_build || exit 1
+cp "$WEFT_BUILD.configure.log" "$OUT/configure.log"
+BIN=$WEFT_BUILD
+run() { echo "+ $*"; "$@"; }
+status=0
+{
+  date -u
+  uname -a
+  nvidia-smi || echo "nvidia-smi: not available"
+  "$BIN/tools/info/weft-info" | head -12
+} > "$OUT/machine.txt" 2>&1
+
+echo "== device tests on the emulated backend"
+(cd "$BIN" && ctest -L device --output-on-failure) > "$OUT/ctest-emulated.txt" 2>&1 || status=1
+tail -3 "$OUT/ctest-emulated.txt"
+
+GPUS=$(WEFT_DEVICE=cuda "$BIN/tools/info/weft-info" --devices 2>/dev/null || echo 0)
+if [ "${GPUS:-0}" -gt 0 ]; then
+  NP=$(( GPUS < 2 ? 2 : (GPUS > 4 ? 4 : GPUS) ))
+  echo "== $GPUS CUDA device(s): matrix and staging benchmark at $NP ranks"
+  for mem in device mixed; do
+    run env WEFT_DEVICE=cuda "$WEFT_MPIEXEC" "${WEFT_MPIEXEC_FLAGS[@]}" -n "$NP" \
+      "$BIN/tests/mp/mp_coll_matrix" --quick --memory "$mem" > "$OUT/matrix-cuda-$mem.txt" 2>&1 ||
+      status=1
+    tail -1 "$OUT/matrix-cuda-$mem.txt"
+  done
+  for coll in allreduce reduce_scatter allgather broadcast alltoall; do
+    run env WEFT_DEVICE=cuda "$WEFT_MPIEXEC" "${WEFT_MPIEXEC_FLAGS[@]}" -n "$NP" \
+      "$BIN/tools/bench/weft-bench" "$coll" --memory device -b 64K -e 64M -f 4 -w 3 -n 10 \
+      --place out --csv "$OUT/bench-cuda-$coll.csv" > "$OUT/bench-cuda-$coll.txt" 2>&1 || status=1
+  done
+else
+  echo "== no CUDA device: the CUDA backend was compiled, nothing ran on a GPU" | tee "$OUT/no-gpu.txt"
+fi
+echo "== results in $OUT (status $status)"
+exit $status
