@@ -22,7 +22,9 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
     if (GetParams().WEFT_CHECK_ARGS && a.kind != CollKind::kSend && a.kind != CollKind::kRecv) {
       WEFT_CHECK(CheckArgsAgree(*comm, a));
     }
-    if (route.any_device()) return device::RunStaged(*comm, a, route, stream);
+    bool stage = route.any_device();
+    WEFT_CHECK(device::AgreeOnStaging(*comm, a, stage, &stage));
+    if (stage) return device::RunStaged(*comm, a, route, stream);
     if (stream != nullptr && comm->device->backend().StreamSync(stream) != weftSuccess) {
       // Host buffers may be the target of work queued on the stream: it finishes first.
       return comm->Fail(weftUnhandledDeviceError, "%s: %s", fn, ThreadLastError());

@@ -88,7 +88,9 @@ weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
     WEFT_CHECK(weft::CheckStreamArg("weftPlanStart", comm, stream));
     if (weft::GetParams().WEFT_CHECK_ARGS) WEFT_CHECK(weft::CheckArgsAgree(comm, plan->args));
     const weft::CollArgs& a = plan->args;
-    if (plan->route.any_device()) return weft::device::RunStaged(comm, a, plan->route, stream);
+    bool stage = plan->route.any_device();
+    WEFT_CHECK(weft::device::AgreeOnStaging(comm, a, stage, &stage));
+    if (stage) return weft::device::RunStaged(comm, a, plan->route, stream);
     if (stream != nullptr && comm.device->backend().StreamSync(stream) != weftSuccess) {
       return comm.Fail(weftUnhandledDeviceError, "weftPlanStart: %s", weft::ThreadLastError());
     }

@@ -118,7 +118,38 @@ Status RunChunks(Pipe& p, Stream user) {
   return weftSuccess;
 }
 
+// Blocks each side of the call has at most (P for the all-ranks side of rs/ag/a2a).
+size_t WidestBlocks(const Comm& comm, CollKind k) {
+  const bool all_ranks =
+      k == CollKind::kReduceScatter || k == CollKind::kAllGather || k == CollKind::kAllToAll;
+  return all_ranks ? static_cast<size_t>(comm.size) : 1;
+}
+
 }  // namespace
+
+size_t StagingChunkElems(const Comm& comm, const CollArgs& a) {
+  // A send is one message whatever memory the receiver uses: never cut.
+  if (a.kind == CollKind::kSend || a.kind == CollKind::kRecv) return std::max<size_t>(a.count, 1);
+  const size_t es = TypeSize(a.type);
+  const size_t chunk_bytes = std::max<int64_t>(GetParams().WEFT_STAGING_CHUNK_BYTES, 64);
+  size_t chunk = std::max<size_t>(1, chunk_bytes / (es * WidestBlocks(comm, a.kind)));
+  if (chunk >= a.count) chunk = std::max<size_t>(a.count, 1);  // small: one hop
+  return chunk;
+}
+
+Status AgreeOnStaging(Comm& comm, const CollArgs& a, bool mine, bool* any) {
+  *any = mine;
+  if (!comm.device->backend().caps().device_memory || a.kind == CollKind::kBarrier ||
+      a.kind == CollKind::kSend || a.kind == CollKind::kRecv || comm.size == 1 ||
+      StagingChunkElems(comm, a) >= a.count) {
+    return weftSuccess;  // one collective whichever way each rank runs it
+  }
+  int flag = mine ? 1 : 0;
+  int err = PMPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, comm.mpi);
+  if (err != MPI_SUCCESS) return comm.FailMpi(err, "agreeing on staging: MPI_Allreduce");
+  *any = flag != 0;
+  return weftSuccess;
+}
 
 Status RunStaged(Comm& comm, const CollArgs& a, const BufferRoute& route, Stream user) {
   CommDevice& dev = *comm.device;
@@ -140,10 +171,7 @@ Status RunStaged(Comm& comm, const CollArgs& a, const BufferRoute& route, Stream
   };
   p.send = side(a.send, e.send, route.send_device);
   p.recv = side(a.recv, e.recv, route.recv_device);
-  const size_t widest = static_cast<size_t>(std::max({p.send.blocks, p.recv.blocks, 1}));
-  const size_t chunk_bytes = std::max<int64_t>(GetParams().WEFT_STAGING_CHUNK_BYTES, 64);
-  p.chunk = std::max<size_t>(1, chunk_bytes / (p.es * widest));
-  if (p.chunk >= p.count) p.chunk = std::max<size_t>(p.count, 1);  // small: one hop
+  p.chunk = StagingChunkElems(comm, a);
   for (Side* s : {&p.send, &p.recv}) {
     if (s->user != nullptr && (s->device || s->blocks > 1))
       s->slot_bytes = (p.chunk * p.es * s->blocks + 63) / 64 * 64;

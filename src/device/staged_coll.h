@@ -12,7 +12,16 @@
 
 namespace weft::device {
 
-/// Runs validated args whose buffers `route` describes.
+/// Elements per chunk of a staged call, from the arguments and the rank count only (never from
+/// where this rank's buffers live), so every rank cuts a call into the same collectives.
+size_t StagingChunkElems(const Comm& comm, const CollArgs& args);
+/// Whether this call stages on any rank. Ranks may mix host and device buffers, and a staged
+/// call of more than one chunk runs several collectives, so when that can happen (a backend
+/// with devices, more than one chunk) the ranks agree with one small allreduce; otherwise
+/// *any = mine. Every rank calls it for every call.
+Status AgreeOnStaging(Comm& comm, const CollArgs& args, bool mine, bool* any);
+/// Runs validated args whose buffers `route` describes (host-only ranks run it too when
+/// another rank stages).
 Status RunStaged(Comm& comm, const CollArgs& args, const BufferRoute& route, Stream stream);
 
 }  // namespace weft::device

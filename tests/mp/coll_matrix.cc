@@ -3,8 +3,8 @@
 // zones that must come back untouched, and reduction results must be bitwise equal on all
 // ranks. Options: --quick (fewer counts), --seed N, --memory host|device|mixed (device: every
 // buffer is device memory of the active backend, guard zones included, and calls go on a
-// stream; mixed: one side of each call on the device, the other on the host, alternating,
-// default stream).
+// stream; mixed: one side of each call on the device, the other on the host, alternating by
+// call and by rank, so ranks of one call differ too; default stream).
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -20,7 +20,8 @@ constexpr unsigned char kSentinel = 0xA5;
 
 enum class Memory { kHost, kDevice, kMixed };
 Memory g_memory = Memory::kHost;
-int g_buffers = 0;  // buffers made so far (mixed mode alternates on it)
+int g_buffers = 0;  // buffers made so far (mixed mode alternates on it, and on the rank)
+int g_rank = 0;
 bool g_device_ok = true;
 
 // A buffer of `bytes` with guard zones; data() points past the front guard. In device modes
@@ -30,7 +31,8 @@ class Guarded {
  public:
   explicit Guarded(size_t bytes) : mem_(bytes + 2 * kGuard, kSentinel), bytes_(bytes) {
     const int i = g_buffers++;
-    if (g_memory == Memory::kDevice || (g_memory == Memory::kMixed && (i + i / 2) % 2 == 1)) {
+    if (g_memory == Memory::kDevice ||
+        (g_memory == Memory::kMixed && (i + i / 2 + g_rank) % 2 == 1)) {
       g_device_ok &= weftDeviceMalloc(&dev_, mem_.size()) == weftSuccess;
     }
   }
@@ -262,6 +264,7 @@ int main(int argc, char** argv) {
   Ctx x{nullptr, MPI_COMM_WORLD, 0, 0, seed, &report};
   MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &x.size);
+  g_rank = x.rank;
   weftResult_t r = weftCommInitMPI(&x.comm, MPI_COMM_WORLD);
   report.Case(r == weftSuccess, "weftCommInitMPI", weftGetLastError(nullptr));
   if (r != weftSuccess) return report.Finish("coll_matrix");
