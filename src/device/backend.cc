@@ -1,6 +1,7 @@
 // Chooses the process's backend once, from WEFT_DEVICE.
 #include "device/backend.h"
 
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -63,6 +64,18 @@ Status GetBackend(Backend** out) {
   static Chosen chosen = Choose();  // thread-safe initialization
   *out = chosen.backend.get();
   if (chosen.status != weftSuccess) return FailNoComm(chosen.status, "%s", chosen.why.c_str());
+  return weftSuccess;
+}
+
+Status PageableHostAlloc(size_t bytes, void** ptr, bool* pinned) {
+  *pinned = false;
+  *ptr = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+  if (*ptr == nullptr) return FailNoComm(weftSystemError, "staging: out of host memory");
+  return weftSuccess;
+}
+
+Status PageableHostFree(void* ptr) {
+  std::free(ptr);
   return weftSuccess;
 }
 

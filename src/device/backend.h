@@ -105,6 +105,11 @@ bool Built(const char* name);
 /// Names of the backends compiled in, comma separated ("host,emulated,cuda").
 const char* BuiltNames();
 
+/// Page-aligned plain host memory (staging for backends that cannot pin).
+[[nodiscard]] Status PageableHostAlloc(size_t bytes, void** ptr, bool* pinned);
+/// Frees PageableHostAlloc's memory.
+Status PageableHostFree(void* ptr);
+
 // Factories, one per backend folder (nullptr when the runtime is unusable; *why says why).
 Backend* MakeHostBackend();
 Backend* MakeEmulatedBackend();

@@ -9,15 +9,16 @@
 
 namespace weft::device {
 
+const char* const kLocalRankVars[7] = {"OMPI_COMM_WORLD_LOCAL_RANK",
+                                       "MPI_LOCALRANKID",
+                                       "MV2_COMM_WORLD_LOCAL_RANK",
+                                       "SLURM_LOCALID",
+                                       "PMI_LOCAL_RANK",
+                                       "PALS_LOCAL_RANKID",
+                                       "FLUX_TASK_LOCAL_ID"};
+
 int LocalRankHint(const char** var) {
-  static const char* const kVars[] = {"OMPI_COMM_WORLD_LOCAL_RANK",
-                                      "MPI_LOCALRANKID",
-                                      "MV2_COMM_WORLD_LOCAL_RANK",
-                                      "SLURM_LOCALID",
-                                      "PMI_LOCAL_RANK",
-                                      "PALS_LOCAL_RANKID",
-                                      "FLUX_TASK_LOCAL_ID"};
-  for (const char* v : kVars) {
+  for (const char* v : kLocalRankVars) {
     const char* s = std::getenv(v);
     if (s == nullptr || *s == '\0') continue;
     char* end = nullptr;

@@ -21,6 +21,8 @@ struct Binding {
   std::string how;
 };
 
+/// The launchers' local-rank variables, in the order LocalRankHint reads them.
+extern const char* const kLocalRankVars[7];
 /// The launcher's local rank: the first set of OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
 /// MV2_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, PMI_LOCAL_RANK, PALS_LOCAL_RANKID,
 /// FLUX_TASK_LOCAL_ID; -1 if none is. *var names the variable used.

@@ -41,15 +41,8 @@ TEST(DeviceBinding, LocalRankModuloDevices) {
 }
 
 TEST(DeviceBinding, LauncherHintsInOrder) {
-  const char* vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK",
-                        "MPI_LOCALRANKID",
-                        "MV2_COMM_WORLD_LOCAL_RANK",
-                        "SLURM_LOCALID",
-                        "PMI_LOCAL_RANK",
-                        "PALS_LOCAL_RANKID",
-                        "FLUX_TASK_LOCAL_ID"};
   std::vector<std::string> saved;
-  for (const char* v : vars) {
+  for (const char* v : kLocalRankVars) {
     const char* s = getenv(v);
     saved.push_back(s ? s : "");
     unsetenv(v);
@@ -66,9 +59,9 @@ TEST(DeviceBinding, LauncherHintsInOrder) {
   EXPECT_EQ(LocalRankHint(), 5);
   for (size_t i = 0; i < saved.size(); ++i) {
     if (saved[i].empty())
-      unsetenv(vars[i]);
+      unsetenv(kLocalRankVars[i]);
     else
-      setenv(vars[i], saved[i].c_str(), 1);
+      setenv(kLocalRankVars[i], saved[i].c_str(), 1);
   }
 }
 

@@ -108,15 +108,9 @@ class EmulatedBackend final : public Backend {
     return weftSuccess;
   }
   Status HostAlloc(size_t bytes, void** ptr, bool* pinned) override {
-    *pinned = false;  // nothing to pin: "device" copies are memcpy
-    *ptr = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
-    if (*ptr == nullptr) return FailNoComm(weftSystemError, "staging: out of host memory");
-    return weftSuccess;
+    return PageableHostAlloc(bytes, ptr, pinned);  // nothing to pin
   }
-  Status HostFree(void* ptr) override {
-    std::free(ptr);
-    return weftSuccess;
-  }
+  Status HostFree(void* ptr) override { return PageableHostFree(ptr); }
   Status Query(const void* ptr, PtrInfo* info) override {
     *info = PtrInfo{};
     std::shared_lock lock(mu_);

@@ -1,6 +1,5 @@
 // The host backend: no devices. Every pointer is host memory and copies are memcpy; it keeps
 // the device layer's interface total so callers need no "is there a backend" branches.
-#include <cstdlib>
 #include <cstring>
 
 #include "comm/comm.h"
@@ -21,15 +20,9 @@ class HostBackend final : public Backend {
   Status Alloc(size_t, void**) override { return NoDevices("device memory"); }
   Status Free(void*) override { return NoDevices("device memory"); }
   Status HostAlloc(size_t bytes, void** ptr, bool* pinned) override {
-    *pinned = false;
-    *ptr = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
-    if (*ptr == nullptr) return FailNoComm(weftSystemError, "staging: out of host memory");
-    return weftSuccess;
+    return PageableHostAlloc(bytes, ptr, pinned);  // nothing to pin
   }
-  Status HostFree(void* ptr) override {
-    std::free(ptr);
-    return weftSuccess;
-  }
+  Status HostFree(void* ptr) override { return PageableHostFree(ptr); }
   Status Query(const void*, PtrInfo* info) override {
     *info = PtrInfo{};
     return weftSuccess;
