@@ -6,6 +6,7 @@
 
 #include "core/dtype.h"
 #include "exec/kway_reduce.h"
+#include "exec/stream_copy.h"
 
 namespace weft {
 namespace {
@@ -41,21 +42,34 @@ unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
 }
 
 // Runs instructions [first, first + count) on bytes [offset, offset + len) of their operands.
-void Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len) {
+bool Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len) {
   const size_t es = TypeSize(bc_->dtype);
+  bool streamed = false;
   for (size_t i = first; i < first + count; ++i) {
     const sched::BcInstr& in = bc_->code[i];
     unsigned char* dst = Resolve(bc_->refs[in.ref]) + offset;
+    const bool stream =
+        bufs_.stream_recv && static_cast<ir::Space>(bc_->refs[in.ref].space) == ir::Space::kRecv;
     if (in.op == static_cast<uint8_t>(ir::Opcode::kCopy)) {
       const unsigned char* src = Resolve(bc_->refs[in.ref + 1]) + offset;
-      if (src != dst) std::memmove(dst, src, len);  // in place: the same bytes
+      if (src == dst) continue;  // in place: the same bytes
+      // Overlap only arises in place (the verifier keeps a copy's operands disjoint).
+      const bool overlap = src < dst + len && dst < src + len;
+      if (stream && !overlap) {
+        StreamCopy(dst, src, len);
+      } else {
+        std::memmove(dst, src, len);
+      }
+      streamed |= stream && !overlap;
     } else {
       srcs_.resize(in.nsrc);
       for (uint32_t j = 0; j < in.nsrc; ++j) srcs_[j] = Resolve(bc_->refs[in.ref + 1 + j]) + offset;
       KWayReduce(dst, srcs_.data(), static_cast<int>(in.nsrc), len / es, bc_->dtype,
-                 static_cast<weftRedOp_t>(in.aux));
+                 static_cast<weftRedOp_t>(in.aux), stream);
+      streamed |= stream;
     }
   }
+  return streamed;
 }
 
 Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char** why) {
@@ -83,14 +97,17 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
             }
           }
         }
+        bool streamed = false;
         if (run == 1) {
-          RunLocal(pc_, run, 0, in.bytes);
+          streamed = RunLocal(pc_, run, 0, in.bytes);
         } else {
           const uint64_t block = std::max<uint64_t>(es, kFuseBlockBytes / es * es);
           for (uint64_t o = 0; o < in.bytes; o += block) {
-            RunLocal(pc_, run, o, std::min(block, in.bytes - o));
+            streamed |= RunLocal(pc_, run, o, std::min(block, in.bytes - o));
           }
         }
+        // Non-temporal stores are weakly ordered: complete them before any later signal.
+        if (streamed) StreamFence();
         pc_ += run;
         continue;
       }

@@ -18,6 +18,9 @@ struct ExecBuffers {
   const unsigned char* send = nullptr;
   unsigned char* recv = nullptr;
   unsigned char* scratch = nullptr;
+  /// Write the receive buffer with non-temporal stores (a large result the caller will not
+  /// find in cache anyway; WEFT_NT_MIN_BYTES).
+  bool stream_recv = false;
 };
 
 /// One execution at a time of one bytecode program.
@@ -33,7 +36,8 @@ class Interpreter {
 
  private:
   unsigned char* Resolve(const sched::BcRef& r) const;
-  void RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len);
+  /// Returns true when it streamed (non-temporal stores to fence).
+  bool RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len);
 
   const sched::Bytecode* bc_ = nullptr;
   Transport* t_ = nullptr;  // the transport of the current Resume (node slots)

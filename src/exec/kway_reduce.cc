@@ -6,6 +6,7 @@
 #include "core/dtype.h"
 #include "core/half.h"
 #include "exec/reduce_kernels.h"
+#include "exec/stream_copy.h"
 #include "sched/ir/program.h"
 
 namespace weft {
@@ -13,10 +14,21 @@ namespace {
 
 constexpr size_t kBlockBytes = 4096;  // stays in L1 next to the sources' lines
 
+// Writes a finished block to its destination: streamed (non-temporal) or cached.
+void Emit(void* dst, const void* block, size_t bytes, bool stream) {
+  if (stream) {
+    StreamCopy(dst, block, bytes);
+  } else {
+    std::memcpy(dst, block, bytes);
+  }
+}
+
 template <bool kBf16>
-void ReduceHalves(uint16_t* dst, const uint16_t* const* srcs, int k, size_t n, weftRedOp_t op) {
+void ReduceHalves(uint16_t* dst, const uint16_t* const* srcs, int k, size_t n, weftRedOp_t op,
+                  bool stream) {
   constexpr size_t kB = kBlockBytes / sizeof(float);
   float acc[kB], in[kB];
+  uint16_t out[kB];
   auto widen = [](uint16_t h) { return kBf16 ? Bf16ToFloat(h) : HalfToFloat(h); };
   for (size_t base = 0; base < n; base += kB) {
     const size_t m = n - base < kB ? n - base : kB;
@@ -25,8 +37,8 @@ void ReduceHalves(uint16_t* dst, const uint16_t* const* srcs, int k, size_t n, w
       for (size_t i = 0; i < m; ++i) in[i] = widen(srcs[j][base + i]);
       ReduceInPlace(acc, in, m, weftFloat32, op);
     }
-    for (size_t i = 0; i < m; ++i)
-      dst[base + i] = kBf16 ? FloatToBf16(acc[i]) : FloatToHalf(acc[i]);
+    for (size_t i = 0; i < m; ++i) out[i] = kBf16 ? FloatToBf16(acc[i]) : FloatToHalf(acc[i]);
+    Emit(dst + base, out, m * sizeof(uint16_t), stream);
   }
 }
 
@@ -43,7 +55,7 @@ uint64_t MatMul2x2(uint64_t a, uint64_t b) {
 }
 
 void KWayReduce(void* dst, const void* const* srcs, int k, size_t n, weftDataType_t type,
-                weftRedOp_t op) {
+                weftRedOp_t op, bool stream) {
   if (n == 0) return;
   if (op == ir::kOpMatMul2x2) {
     auto* d = static_cast<uint64_t*>(dst);
@@ -59,41 +71,37 @@ void KWayReduce(void* dst, const void* const* srcs, int k, size_t n, weftDataTyp
     auto* d = static_cast<uint16_t*>(dst);
     auto* s = reinterpret_cast<const uint16_t* const*>(srcs);
     if (type == weftFloat16) {
-      ReduceHalves<false>(d, s, k, n, op);
+      ReduceHalves<false>(d, s, k, n, op, stream);
     } else {
-      ReduceHalves<true>(d, s, k, n, op);
+      ReduceHalves<true>(d, s, k, n, op, stream);
     }
     return;
   }
   const size_t es = TypeSize(type);
-  // Two operands: the API's ops give the same bits in either order (IEEE + and * are
-  // commutative), so an in-place form reduces straight into its destination.
-  if (k == 2 && (dst == srcs[0] || dst == srcs[1])) {
+  bool aliased = false;
+  for (int j = 0; j < k; ++j) aliased |= srcs[j] == dst;
+  // Two operands, one of them the destination: the API's ops give the same bits in either
+  // order (IEEE + and * are commutative), so reduce straight into it.
+  if (!stream && k == 2 && aliased) {
     ReduceInPlace(dst, dst == srcs[0] ? srcs[1] : srcs[0], n, type, op);
     return;
   }
+  auto at = [es](const void* p, size_t elems) { return static_cast<const char*>(p) + elems * es; };
   const size_t per = kBlockBytes / es;
-  bool aliased = false;
-  for (int j = 0; j < k; ++j) aliased |= srcs[j] == dst;
-  if (!aliased) {  // build the result in dst block by block, in operand order
-    for (size_t base = 0; base < n; base += per) {
-      const size_t m = n - base < per ? n - base : per;
-      char* d = static_cast<char*>(dst) + base * es;
-      std::memcpy(d, static_cast<const char*>(srcs[0]) + base * es, m * es);
-      for (int j = 1; j < k; ++j) {
-        ReduceInPlace(d, static_cast<const char*>(srcs[j]) + base * es, m, type, op);
-      }
-    }
-    return;
-  }
   alignas(64) unsigned char acc[kBlockBytes];
   for (size_t base = 0; base < n; base += per) {
     const size_t m = n - base < per ? n - base : per;
-    std::memcpy(acc, static_cast<const char*>(srcs[0]) + base * es, m * es);
-    for (int j = 1; j < k; ++j) {
-      ReduceInPlace(acc, static_cast<const char*>(srcs[j]) + base * es, m, type, op);
+    char* d = static_cast<char*>(dst) + base * es;
+    // Accumulate in dst itself when it is plain cached memory no source shares; else in a
+    // block that stays in L1 and is written out once.
+    unsigned char* a = (!stream && !aliased) ? reinterpret_cast<unsigned char*>(d) : acc;
+    if (k == 1) {
+      std::memcpy(a, at(srcs[0], base), m * es);
+    } else {
+      ReduceTwo(a, at(srcs[0], base), at(srcs[1], base), m, type, op);
     }
-    std::memcpy(static_cast<char*>(dst) + base * es, acc, m * es);
+    for (int j = 2; j < k; ++j) ReduceInPlace(a, at(srcs[j], base), m, type, op);
+    if (a == acc) Emit(d, acc, m * es, stream);
   }
 }
 

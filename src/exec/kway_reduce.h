@@ -11,9 +11,10 @@
 namespace weft {
 
 /// Reduces k >= 1 sources of n elements each into dst. `op` may also be the simulator's test
-/// op ir::kOpMatMul2x2 (with type uint64).
+/// op ir::kOpMatMul2x2 (with type uint64). `stream`: write dst with non-temporal stores
+/// (StreamCopy; the caller fences before anyone else reads dst).
 void KWayReduce(void* dst, const void* const* srcs, int k, size_t n, weftDataType_t type,
-                weftRedOp_t op);
+                weftRedOp_t op, bool stream = false);
 
 /// One 2x2 matrix product a * b on four uint16 entries packed in a uint64 (row-major, low
 /// bits first), arithmetic mod 2^16.

@@ -17,16 +17,17 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
   };
   const std::vector<int> radices = patterns::RadicesUpTo(spec.nranks, 4);
   const uint64_t bytes = spec.count * ElemBytes(spec);
-  // oneshot (shared memory; declines without a node segment) is a default candidate only for
-  // allreduce up to 4 KiB: at 2 ranks it measured 0.83-1.34x native there against 0.72-0.83x
-  // for the point-to-point schedules (8 KiB: 0.65x, so not beyond), but each call opens with an
-  // implicit barrier (a slot is rewritten only after every peer has read it) and copies in and out
-  // serially, which cost bcast and reduce 0.4-0.7x and reduce_scatter 0.72x at 64 B. copyin is not
-  // a default candidate: 0.5-0.6x below 2 KiB and 0.8x from 128 KiB up (three synchronising phases;
-  // the input moves twice). WEFT_RECIPE selects either anywhere. (Measured with
-  // WEFT_RECIPE=oneshot / copyin / rexch:-2,2 mpiexec -n 2 weft-bench allreduce -b 8 -e 4M -f 4,
-  // and with weft-bench all -b 8 -e 4M -f 8 while oneshot was a candidate everywhere.)
-  if (spec.coll == Coll::kAllReduce && bytes <= (4u << 10)) add("oneshot", {});
+  // One node with a segment: the shared-memory schedules are the candidates, by size alone.
+  // The cost model does not see that shmpipe's intermediate copies stay in cache, so it would
+  // rank the point-to-point schedules first; measured at 2 ranks (docs/intra-node.md), oneshot
+  // and shmpipe beat them at every size and collective, oneshot up to about 4 KiB (one copy in,
+  // one pass out, two waits) and shmpipe above (1.4-2x oneshot at 32 KiB, whose every rank
+  // reads every peer's whole input).
+  if (env.shared_memory) {
+    const uint64_t largest = std::max(SendBytes(spec, spec.root), RecvBytes(spec, spec.root));
+    add(largest <= (4u << 10) ? "oneshot" : "shmpipe", {});
+    if (!out.empty()) return out;
+  }
   switch (spec.coll) {
     case Coll::kAllReduce: {
       add("rexch", RecursiveExchange().DefaultFactors(spec));
@@ -75,6 +76,7 @@ std::string DeclineRecipe(const CollSpec& spec, const Recipe& recipe, const GenE
   const Generator* g = FindGenerator(recipe.generator);
   if (g == nullptr) return "unknown generator '" + recipe.generator + "'";
   std::string why = g->Decline(spec, recipe.factors, env);
+  if (g->ChunksItself()) return why;
   if (why.empty() && recipe.chunk_bytes) why = passes::DeclineChunking(spec);
   if (why.empty() && recipe.chunk_bytes && !g->Pipelinable()) {
     why = recipe.generator + " does not number its steps, so it is not chunked";
@@ -84,6 +86,7 @@ std::string DeclineRecipe(const CollSpec& spec, const Recipe& recipe, const GenE
 
 ir::Program BuildProgram(const CollSpec& spec, const Recipe& recipe, int rank) {
   const Generator* g = FindGenerator(recipe.generator);
+  if (g->ChunksItself()) return g->GenerateChunked(spec, recipe.factors, recipe.chunk_bytes, rank);
   if (recipe.chunk_bytes == 0) return g->Generate(spec, recipe.factors, rank);
   return passes::Pipeline(spec, recipe.chunk_bytes, rank, [&](const CollSpec& piece) {
     return g->Generate(piece, recipe.factors, rank);
@@ -99,7 +102,7 @@ std::vector<ir::Program> BuildAllPrograms(const CollSpec& spec, const Recipe& re
 
 uint64_t RecipeScaleUnit(const CollSpec& spec, const Recipe& recipe) {
   if (recipe.chunk_bytes) return 0;  // the number of chunks follows the count
-  return FindGenerator(recipe.generator)->ScaleUnit(spec, recipe.factors);
+  return FindGenerator(recipe.generator)->ScaleUnit(spec, recipe.factors);  // 0 if it chunks
 }
 
 bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel& model,

@@ -34,6 +34,7 @@ constexpr Golden kGolden[] = {
     {"reduce_tree_p5.ir", sched::Coll::kReduce, 5, 4, weftFloat64, "tree:2", 3},
     {"alltoall_bruck_p3.ir", sched::Coll::kAllToAll, 3, 2, weftInt32, "bruck", 0},
     {"allreduce_copyin_p2.ir", sched::Coll::kAllReduce, 2, 16, weftFloat64, "copyin", 0},
+    {"allreduce_shmpipe_p2.ir", sched::Coll::kAllReduce, 2, 64, weftFloat64, "shmpipe@256", 0},
 };
 
 std::string ReadFile(const std::string& path) {

@@ -89,6 +89,15 @@ const std::vector<Family>& Families() {
                  true,
                  true,
                  64});
+    // Chunks of 1 KiB: the sweep's counts cross many pipeline steps and both slot buffers.
+    f.push_back({"shmpipe",
+                 {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather, Coll::kBroadcast,
+                  Coll::kReduce, Coll::kAllToAll},
+                 [](int) {
+                   return Recipe{"shmpipe", {}, 1024};
+                 },
+                 true,
+                 true});
     f.push_back({"pairwise", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {4}, 0}; }});
     f.push_back({"pairwise1", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {1}, 0}; }});
     f.push_back({"bruck", {Coll::kAllToAll}, [](int) { return Recipe{"bruck", {}, 0}; }});

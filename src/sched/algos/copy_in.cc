@@ -2,7 +2,9 @@
 // of the node's segment, reduces its own piece across all slots in rank order (so it serves
 // non-commutative ops), and the pieces are gathered from the slots. Node counters order the
 // phases: counter 0 advances once per phase, and values are relative to the start of the
-// execution (the transport adds the count of earlier executions). Needs every rank on one node.
+// execution (the transport adds the count of earlier executions). Like every shared-memory
+// program, it first waits for the peers' counter 0 (they finished reading the slots) and
+// signals it last. Needs every rank on one node.
 // Slot layout: [input | results], each the whole vector.
 #include "sched/algos/builder.h"
 #include "sched/algos/registry.h"
@@ -53,6 +55,9 @@ ir::Program CopyInGen::Generate(const CollSpec& spec, const std::vector<int>&, i
       if (q != rank) b.Wait(q, 0, value);
     }
   };
+  // Peers have finished reading the slots of the previous execution (its last signal), which
+  // may have been another shared-memory program.
+  wait_all(0);
   b.Copy(ShmAt(rank, 0), SendAt(0), vec);
   b.Signal(0);
   wait_all(1);
@@ -68,9 +73,9 @@ ir::Program CopyInGen::Generate(const CollSpec& spec, const std::vector<int>&, i
       b.Copy(RecvAt(qa), ShmAt(q, vec + qa), (seg[q + 1] - seg[q]) * es);
     }
   }
-  // Nobody rewrites its slot (next execution) before every rank has read it.
+  // Done reading the peers' slots: the next execution (of any shared-memory program) waits
+  // for this signal before rewriting a slot.
   b.Signal(0);
-  wait_all(3);
   return b.Take();
 }
 

@@ -46,6 +46,14 @@ class Generator {
   /// Numbers its steps alike on every rank (Builder::SetStep), so the chunking pass can
   /// pipeline it.
   virtual bool Pipelinable() const { return false; }
+  /// Pipelines itself: a recipe's chunk size goes to GenerateChunked (not to the chunking pass).
+  virtual bool ChunksItself() const { return false; }
+  /// The program of `rank` with steps of chunk_bytes (0: the generator's default). Only for
+  /// generators that chunk themselves.
+  virtual ir::Program GenerateChunked(const CollSpec& spec, const std::vector<int>& factors,
+                                      uint64_t chunk_bytes, int rank) const {
+    return Generate(spec, factors, rank);
+  }
   /// Message rounds the schedule needs whatever the count (a latency lower bound selection
   /// uses to skip building programs that cannot win); 0 when not worth stating.
   virtual int MinRounds(const CollSpec& spec) const { return 0; }

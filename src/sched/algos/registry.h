@@ -11,6 +11,7 @@ const Generator& CyclicShift();        // cyclic_shift.cc
 const Generator& KaryTree();           // kary_tree.cc
 const Generator& CopyIn();             // copy_in.cc
 const Generator& OneShot();            // one_shot.cc
+const Generator& ShmPipeline();        // shm_pipeline.cc
 const Generator& PairwiseAllToAll();   // pairwise_alltoall.cc
 const Generator& BruckAllToAll();      // bruck_alltoall.cc
 
