@@ -90,7 +90,7 @@ typedef struct {
   size_t idle_bytes;              /* of which kept for reuse (never above WEFT_STAGING_CACHE_MAX) */
   unsigned long long allocations; /* host allocations made since the communicator was created */
   unsigned long long frees;
-  int pinned;                     /* 1: the last allocation was page-locked */
+  int pinned; /* 1: the last allocation was page-locked */
 } weftStagingStats_t;
 
 /// Short text for a status code; never NULL.
@@ -108,6 +108,11 @@ WEFT_API weftResult_t weftCommInitMPI(weftComm_t* comm, MPI_Comm mpi_comm);
 WEFT_API weftResult_t weftCommDestroy(weftComm_t comm);
 /// Frees a communicator without waiting for peers (after an error).
 WEFT_API weftResult_t weftCommAbort(weftComm_t comm);
+/// The error that made comm unusable, or weftSuccess. A collective that gives up waiting for a
+/// node peer (WEFT_TIMEOUT_S: the peer died or left) marks its communicator broken: every later
+/// collective or plan start on it fails with weftRemoteError, and this returns weftTimeout.
+/// The only way on is weftCommAbort (NCCL's ncclCommGetAsyncError plays the same part).
+WEFT_API weftResult_t weftCommGetAsyncError(weftComm_t comm, weftResult_t* async_error);
 /// Number of ranks in comm.
 WEFT_API weftResult_t weftCommCount(const weftComm_t comm, int* count);
 /// This process's rank in comm.

@@ -15,6 +15,7 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
   const char* fn = CollApiName(a.kind);
   return Guarded(fn, [&]() -> weftResult_t {
     WEFT_CHECK(CheckComm(fn, comm));
+    WEFT_CHECK(comm->CheckUsable(fn));
     WEFT_CHECK(CheckStreamArg(fn, *comm, stream));
     WEFT_CHECK(ValidateArgs(*comm, &a));
     device::BufferRoute route;

@@ -104,6 +104,17 @@ weftResult_t weftCommAbort(weftComm_t comm) {
   });
 }
 
+weftResult_t weftCommGetAsyncError(weftComm_t comm, weftResult_t* async_error) {
+  return Guarded("weftCommGetAsyncError", [&]() -> weftResult_t {
+    WEFT_CHECK(weft::CheckComm("weftCommGetAsyncError", comm));
+    if (async_error == nullptr) {
+      return comm->Fail(weftInvalidArgument, "weftCommGetAsyncError: async_error is NULL");
+    }
+    *async_error = static_cast<weftResult_t>(comm->broken.load());
+    return weftSuccess;
+  });
+}
+
 weftResult_t weftCommCount(const weftComm_t comm, int* count) {
   return Guarded("weftCommCount", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckComm("weftCommCount", comm));

@@ -85,6 +85,7 @@ weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
   return Guarded("weftPlanStart", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanStart", plan));
     weft::Comm& comm = *plan->comm;
+    WEFT_CHECK(comm.CheckUsable("weftPlanStart"));
     WEFT_CHECK(weft::CheckStreamArg("weftPlanStart", comm, stream));
     if (weft::GetParams().WEFT_CHECK_ARGS) WEFT_CHECK(weft::CheckArgsAgree(comm, plan->args));
     const weft::CollArgs& a = plan->args;

@@ -64,7 +64,7 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   if (GetParams().WEFT_SCHEDULES == 0 || !ToSpec(comm, args, &spec)) return weftSuccess;
   sched::GenEnv env;
   // Shared-memory schedules need every rank on one node (node rank == rank).
-  env.shared_memory = GetParams().WEFT_SHM != 0 && comm.topo.num_nodes() == 1 && comm.size > 1;
+  env.shared_memory = comm.has_node_segment();
   tune::CostModel model;
   if (comm.topo.num_nodes() > 1) {
     model.ranks_per_node = static_cast<int>(comm.topo.ranks_of_node[0].size());
@@ -82,18 +82,11 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
     return weftSuccess;
   }
   ir::Program prog = sched::BuildProgram(spec, recipe, comm.rank);
-  std::shared_ptr<ShmSegment> shm;
   bool node = prog.shm_slot_bytes > 0;
   for (const ir::Instr& in : prog.code) {
     node |= in.op == ir::Opcode::kSignal || in.op == ir::Opcode::kWait;
   }
-  if (node && !comm.NodeSegment(prog.shm_slot_bytes, &shm)) {
-    // No segment (every rank gets the same answer): choose among point-to-point schedules.
-    env.shared_memory = false;
-    if (!sched::SelectRecipe(spec, env, model, nullptr, &recipe, &why)) return weftSuccess;
-    prog = sched::BuildProgram(spec, recipe, comm.rank);
-  }
-  auto c = std::make_unique<CompiledColl>(comm, std::move(shm));
+  auto c = std::make_unique<CompiledColl>(comm, node, prog.shm_slot_bytes);
   c->recipe = recipe;
   c->bytecode = sched::Lower(prog, spec.count, sched::RecipeScaleUnit(spec, recipe));
   if (!sched::CheckBytecode(c->bytecode, &why)) {
@@ -111,13 +104,27 @@ CompiledColl::~CompiledColl() {
 }
 
 Status CompiledColl::ClaimNodeSegment(Comm& comm) {
-  if (!transport_.has_shm()) return weftSuccess;
+  if (!uses_node_) return weftSuccess;
   CompiledColl* prev = comm.shm_user;
   comm.shm_user = this;
-  if (prev == nullptr || prev == this || !prev->interp_.active()) return weftSuccess;
-  // Every rank starts collectives in the same order, so every rank finishes the same one here.
-  bool done = false;
-  return prev->Resume(comm, true, &done);
+  if (prev != nullptr && prev != this && prev->interp_.active()) {
+    // Every rank starts collectives in the same order, so every rank finishes the same one here.
+    bool done = false;
+    WEFT_CHECK(prev->Resume(comm, true, &done));
+  }
+  // The segment is looked up (and grown, collectively) at every start, not kept from the build:
+  // ranks build programs at different calls (cache hits differ), so only the order of
+  // executions is common to all of them.
+  std::shared_ptr<ShmSegment> seg;
+  if (!comm.NodeSegment(slot_bytes_, &seg)) {
+    return comm.Fail(weftSystemError,
+                     "compiled %s: no shared-memory segment with %llu-byte slots (see the INFO "
+                     "log for why); later calls choose point-to-point schedules",
+                     sched::RecipeText(recipe).c_str(),
+                     static_cast<unsigned long long>(slot_bytes_));
+  }
+  transport_.set_shm(std::move(seg));
+  return weftSuccess;
 }
 
 ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scratch) const {
@@ -125,6 +132,7 @@ ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scratch) cons
   b.send = reinterpret_cast<const unsigned char*>(bind.send);
   b.recv = reinterpret_cast<unsigned char*>(bind.recv);
   b.scratch = scratch;
+  b.stream_recv = bytecode.recv_bytes >= static_cast<uint64_t>(GetParams().WEFT_NT_MIN_BYTES);
   return b;
 }
 

@@ -18,8 +18,9 @@ namespace weft {
 /// One compiled collective for one call shape.
 class CompiledColl {
  public:
-  CompiledColl(Comm& comm, std::shared_ptr<ShmSegment> shm)
-      : comm_(comm), transport_(comm, std::move(shm)) {}
+  /// uses_node: the program uses node memory or counters, with slots of slot_bytes.
+  CompiledColl(Comm& comm, bool uses_node, uint64_t slot_bytes)
+      : comm_(comm), transport_(comm), uses_node_(uses_node), slot_bytes_(slot_bytes) {}
   ~CompiledColl();
   /// Runs to completion (scratch from the communicator's arena).
   Status Run(Comm& comm, const Bind& bind);
@@ -36,13 +37,16 @@ class CompiledColl {
  private:
   ExecBuffers Buffers(const Bind& bind, unsigned char* scratch) const;
   Status Resume(Comm& comm, bool blocking, bool* done);
-  /// Before an execution that uses the node segment: lets the previous user finish.
+  /// Before an execution that uses the node segment: lets the previous user finish and takes
+  /// the communicator's current segment (grown if this program needs larger slots).
   Status ClaimNodeSegment(Comm& comm);
   Comm& comm_;
   ScheduleTransport transport_;
   Interpreter interp_;
   std::unique_ptr<unsigned char[]> own_scratch_;
   bool started_ = false;
+  const bool uses_node_;
+  const uint64_t slot_bytes_;
 };
 
 /// Builds the compiled form of validated args into *out, or leaves it null when schedules are

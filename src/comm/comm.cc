@@ -20,6 +20,9 @@ namespace {
 
 LiveSet<Comm> g_live;
 thread_local std::string t_last_error;
+// Slot size of a new communicator's segment: oneshot's largest default call (4 KiB) with room;
+// the first larger program grows it.
+constexpr uint64_t kInitialSlotBytes = 64u << 10;
 
 std::string VFormat(const char* fmt, va_list ap) {
   char buf[1024];
@@ -101,6 +104,12 @@ Status CreateComm(MPI_Comm user, Comm** out) {
     }
     if (f != nullptr) std::fclose(f);
   }
+  // The segment is made here, where every rank is: whether shared memory works is then known
+  // before any program is built (and grows later at executions, which all ranks share).
+  if (params.WEFT_SHM != 0 && comm->topo.num_nodes() == 1 && comm->size > 1) {
+    std::shared_ptr<ShmSegment> seg;
+    comm->NodeSegment(kInitialSlotBytes, &seg);
+  }
   device::Backend* backend = nullptr;
   device::Binding binding;
   Status ds = device::GetBackend(&backend);
@@ -173,13 +182,28 @@ bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment
     std::shared_ptr<weft::ShmSegment> seg;
     if (weft::ShmSegment::Create(node_comm, slot_bytes, &seg, &why) != weftSuccess) {
       shm_failed_ = true;
-      WEFT_INFO(kColl, "no shared-memory segment (%s): point-to-point schedules only", why.c_str());
+      if (shm_) {  // growing failed: this call fails, later builds avoid shared memory
+        WEFT_WARN(kColl, "cannot grow the shared-memory segment to %llu-byte slots (%s)",
+                  static_cast<unsigned long long>(slot_bytes), why.c_str());
+      } else {
+        WEFT_INFO(kColl, "no shared-memory segment (%s): point-to-point schedules only",
+                  why.c_str());
+      }
       return false;
     }
     shm_ = std::move(seg);
   }
   *out = shm_;
   return true;
+}
+
+weft::Status weftComm::CheckUsable(const char* fn) {
+  const int b = broken.load(std::memory_order_relaxed);
+  if (b == weftSuccess) return weftSuccess;
+  return Fail(weftRemoteError,
+              "%s: the communicator is broken (an earlier collective ended with %s waiting for a "
+              "node peer that died or left); free it with weftCommAbort",
+              fn, weftGetErrorString(static_cast<weftResult_t>(b)));
 }
 
 std::string weftComm::LastError() const {

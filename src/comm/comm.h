@@ -29,6 +29,9 @@ struct weftComm {
   int size = 0;
   weft::Topology topo;
   std::atomic<int> live_plans{0};
+  /// weftSuccess, or the failure that made the communicator unusable (a node peer timed out:
+  /// its slots and counters can no longer be trusted). See weftCommGetAsyncError.
+  std::atomic<int> broken{0};
   /// Executions of compiled collectives started so far (their message slots; see
   /// transport/mpi/mpi_transport.h).
   std::atomic<uint32_t> schedule_starts{0};
@@ -44,15 +47,22 @@ struct weftComm {
   weft::Status Fail(weft::Status s, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
   /// Records an MPI failure of `what` with MPI's own error string; returns weftMpiError.
   weft::Status FailMpi(int mpi_err, const char* what);
+  /// weftRemoteError with the reason when the communicator is broken; weftSuccess otherwise.
+  weft::Status CheckUsable(const char* fn);
   /// The last failure's text.
   std::string LastError() const;
   /// Scratch memory for blocking compiled collectives (one runs at a time per communicator),
   /// grown to the largest need seen and kept until the communicator is destroyed.
   unsigned char* ScheduleScratch(size_t bytes);
-  /// Collective over node_comm (every rank builds the same programs in the same order): the
-  /// node segment with slots of at least slot_bytes, made anew when the current one is
-  /// smaller. Returns false if shared memory is unavailable here (reason logged once).
+  /// Collective over node_comm: the node segment with slots of at least slot_bytes, made anew
+  /// when the current one is smaller. Called when an execution starts, never when a program is
+  /// built: every rank executes the same collectives in the same order, but a program cache
+  /// hit on one rank may be a build on another. Returns false if shared memory is unavailable
+  /// (reason logged once).
   bool NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment>* out);
+  /// A node segment was made when the communicator was created (every rank on one node,
+  /// WEFT_SHM=1) and no later growth failed: shared-memory schedules may be chosen.
+  bool has_node_segment() const { return shm_ != nullptr && !shm_failed_; }
   /// The compiled collective that last used the node segment: another must let it finish
   /// before touching the slots (plans may be started together).
   weft::CompiledColl* shm_user = nullptr;

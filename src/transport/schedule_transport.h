@@ -13,8 +13,9 @@ namespace weft {
 /// MPI messages + an optional node segment.
 class ScheduleTransport final : public Transport {
  public:
-  ScheduleTransport(Comm& comm, std::shared_ptr<ShmSegment> shm)
-      : comm_(comm), mpi_(comm), shm_(std::move(shm)) {}
+  explicit ScheduleTransport(Comm& comm) : comm_(comm), mpi_(comm) {}
+  /// The node segment of the next execution (none: counters and node memory are unavailable).
+  void set_shm(std::shared_ptr<ShmSegment> shm) { shm_ = std::move(shm); }
   Status Isend(int peer, const void* buf, uint64_t bytes, int tag) override {
     return mpi_.Isend(peer, buf, bytes, tag);
   }
@@ -29,7 +30,6 @@ class ScheduleTransport final : public Transport {
   Status WaitCounter(int node_peer, int counter, uint64_t value, bool blocking,
                      bool* reached) override;
   void set_slot(uint32_t slot) { mpi_.set_slot(slot); }
-  bool has_shm() const { return shm_ != nullptr; }
 
  private:
   Comm& comm_;

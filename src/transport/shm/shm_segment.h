@@ -3,9 +3,12 @@
 // shm_open, every rank maps it, and the name is unlinked as soon as all have mapped it, so a
 // rank that dies leaks nothing in /dev/shm. Counters are monotonic and never reset; a program
 // waits for values relative to this rank's own counter at the start of the execution (every
-// shm program signals each counter equally often on every rank and ends with a barrier, so at
-// the start of an execution every rank's counter holds the same value). Sized by need: a
-// program needing larger slots gets a new, larger segment; old ones live on while a program
+// shm program signals each counter equally often on every rank, so once all have finished an
+// execution their counters agree). The rule that lets programs of any kind follow each other:
+// a program's first step waits until every peer's counter 0 has reached this rank's own (the
+// peers finished reading the slots last time), and its last signal on counter 0 comes after
+// its last read of a peer's slot. Made when the communicator is created (small) and replaced
+// by a larger one when an execution needs larger slots; old ones live on while an execution
 // still holds them.
 #pragma once
 

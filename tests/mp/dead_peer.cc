@@ -1,0 +1,76 @@
+// A rank dies in the middle of a shared-memory collective: the last rank starts a large
+// allreduce plan (it publishes its first chunk and signals), then kills itself with SIGKILL.
+// The survivors must get weftTimeout or weftRemoteError within the deadline (WEFT_TIMEOUT_S,
+// set small by dead_peer.sh), find the communicator broken (the next call fails at once with
+// weftRemoteError, weftCommGetAsyncError says weftTimeout), free it with weftCommAbort, and
+// print "survivor ok". dead_peer.sh counts those lines and checks /dev/shm. Survivors leave
+// with _exit: MPI_Finalize with a dead peer may wait for it for ever.
+#include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "weft/weft.h"
+
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int Fail(int rank, const char* what, weftComm_t comm) {
+  std::printf("rank %d: FAIL %s (%s)\n", rank, what, weftGetLastError(comm));
+  std::fflush(stdout);
+  _exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char* t = std::getenv("WEFT_TIMEOUT_S");
+  const double timeout = t ? std::atof(t) : 600;
+  weftComm_t comm = nullptr;
+  if (weftCommInitMPI(&comm, MPI_COMM_WORLD) != weftSuccess) return Fail(rank, "init", nullptr);
+  const size_t n = 1 << 22;  // 32 MiB of doubles: many pipeline chunks
+  std::vector<double> in(n, 1.0 + rank), out(n);
+  weftPlan_t plan = nullptr;
+  if (weftAllReduceInit(in.data(), out.data(), n, weftFloat64, weftSum, comm, &plan) !=
+      weftSuccess) {
+    return Fail(rank, "plan init", comm);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == size - 1) {
+    weftPlanStart(plan, nullptr);  // runs to its first wait for a peer, then stops there
+    raise(SIGKILL);
+  }
+  const double t0 = Now();
+  weftResult_t r = weftPlanStart(plan, nullptr);
+  if (r == weftSuccess) r = weftPlanWait(plan);
+  const double took = Now() - t0;
+  std::printf("rank %d: the collective returned %s after %.1f s (deadline %.0f s): %s\n", rank,
+              weftGetErrorString(r), took, timeout, weftGetLastError(comm));
+  if (r != weftTimeout && r != weftRemoteError) return Fail(rank, "expected a timeout", comm);
+  if (took > timeout + 5) return Fail(rank, "gave up long after the deadline", comm);
+  const double t1 = Now();
+  r = weftAllReduce(in.data(), out.data(), 1, weftFloat64, weftSum, comm, nullptr);
+  if (r != weftRemoteError || Now() - t1 > 1.0) {
+    return Fail(rank, "a call on the broken communicator did not fail at once", comm);
+  }
+  weftResult_t async = weftSuccess;
+  if (weftCommGetAsyncError(comm, &async) != weftSuccess || async != weftTimeout) {
+    return Fail(rank, "weftCommGetAsyncError did not report the timeout", comm);
+  }
+  weftPlanFree(plan);
+  if (weftCommAbort(comm) != weftSuccess) return Fail(rank, "abort", nullptr);
+  std::printf("rank %d: survivor ok\n", rank);
+  std::fflush(stdout);
+  _exit(0);
+}

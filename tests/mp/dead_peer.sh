@@ -1,0 +1,20 @@
+#!/bin/sh
+# Kills one of NP ranks in the middle of a shared-memory collective (dead_peer.cc) and checks
+# that every survivor reported "survivor ok" and that no weft segment is left in /dev/shm.
+# The launcher must let survivors run on after a rank dies: Open MPI with orte_enable_recovery,
+# MPICH (Hydra) with -disable-auto-cleanup.
+# Usage: dead_peer.sh NP DEAD_PEER_BIN MPIEXEC [mpiexec flags...]
+np="$1"; bin="$2"; mpiexec="$3"; shift 3
+case "$("$mpiexec" --version 2>&1)" in
+  *"Open MPI"*|*OpenRTE*) keep="--mca orte_enable_recovery 1" ;;
+  *HYDRA*|*Hydra*) keep="-disable-auto-cleanup" ;;
+  *) echo "unknown launcher $mpiexec"; exit 1 ;;
+esac
+count() { ls /dev/shm 2>/dev/null | grep -c '^weft-'; }
+before=$(count)
+out=$(WEFT_TIMEOUT_S=3 timeout 120 "$mpiexec" $keep "$@" -n "$np" "$bin" 2>&1)
+echo "$out"
+after=$(count)
+ok=$(echo "$out" | grep -c "survivor ok")
+echo "survivors ok: $ok of $((np - 1)); weft segments in /dev/shm before: $before, after: $after"
+test "$ok" -eq $((np - 1)) && test "$after" -le "$before"
