@@ -5,6 +5,10 @@
 // weftRemoteError, weftCommGetAsyncError says weftTimeout), free it with weftCommAbort, and
 // print "survivor ok". dead_peer.sh counts those lines and checks /dev/shm. Survivors leave
 // with _exit: MPI_Finalize with a dead peer may wait for it for ever.
+// --stop: the rank stops (SIGSTOP: alive but frozen, as a rank stuck elsewhere) instead of
+// dying, and rank 0 kills it once the survivors are done. MPICH 4.0.2's Hydra ends the whole
+// job about a second after a rank dies even with -disable-auto-cleanup (measured), too soon
+// for any timeout; to weft a stopped peer and a dead one look the same.
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -12,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "weft/weft.h"
@@ -46,10 +51,16 @@ int main(int argc, char** argv) {
       weftSuccess) {
     return Fail(rank, "plan init", comm);
   }
+  // MPICH notices a dead process inside MPI calls and ends the job unless errors return.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const bool stop = argc > 1 && std::strcmp(argv[1], "--stop") == 0;
+  int victim_pid = getpid();
+  MPI_Bcast(&victim_pid, 1, MPI_INT, size - 1, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == size - 1) {
     weftPlanStart(plan, nullptr);  // runs to its first wait for a peer, then stops there
-    raise(SIGKILL);
+    usleep(300 * 1000);            // the survivors have left the barrier and are in the plan
+    raise(stop ? SIGSTOP : SIGKILL);
   }
   const double t0 = Now();
   weftResult_t r = weftPlanStart(plan, nullptr);
@@ -72,5 +83,9 @@ int main(int argc, char** argv) {
   if (weftCommAbort(comm) != weftSuccess) return Fail(rank, "abort", nullptr);
   std::printf("rank %d: survivor ok\n", rank);
   std::fflush(stdout);
+  if (stop && rank == 0) {
+    usleep(500 * 1000);  // the other survivors print first
+    kill(victim_pid, SIGKILL);
+  }
   _exit(0);
 }
