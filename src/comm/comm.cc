@@ -1,5 +1,7 @@
 #include "comm/comm.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -103,6 +105,13 @@ Status CreateComm(MPI_Comm user, Comm** out) {
       WEFT_WARN(kTopo, "cannot write the topology to %s", path.c_str());
     }
     if (f != nullptr) std::fclose(f);
+  }
+  {
+    int node_ranks = 1;
+    PMPI_Comm_size(comm->node_comm, &node_ranks);
+    cpu_set_t set;
+    const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+    comm->node_oversubscribed = cpus > 0 && node_ranks > cpus;
   }
   // The segment is made here, where every rank is: whether shared memory works is then known
   // before any program is built (and grows later at executions, which all ranks share).

@@ -32,6 +32,9 @@ struct weftComm {
   /// weftSuccess, or the failure that made the communicator unusable (a node peer timed out:
   /// its slots and counters can no longer be trusted). See weftCommGetAsyncError.
   std::atomic<int> broken{0};
+  /// More ranks on this node than CPUs this process may run on: waits yield at once instead
+  /// of spinning first (a spinning waiter holds the core its peer needs).
+  bool node_oversubscribed = false;
   /// Executions of compiled collectives started so far (their message slots; see
   /// transport/mpi/mpi_transport.h).
   std::atomic<uint32_t> schedule_starts{0};

@@ -50,7 +50,8 @@ Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, boo
   if (*reached || !blocking) return weftSuccess;
   // Spin briefly (the peer is usually close behind), then yield the core: with more ranks
   // than cores a spinning waiter would starve the rank it waits for.
-  for (uint64_t i = 0; i < kSpins; ++i) {
+  const uint64_t spins = comm_.node_oversubscribed ? 0 : kSpins;
+  for (uint64_t i = 0; i < spins; ++i) {
     if (done()) {
       *reached = true;
       return weftSuccess;
