@@ -65,6 +65,7 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   sched::GenEnv env;
   // Shared-memory schedules need every rank on one node (node rank == rank).
   env.shared_memory = comm.has_node_segment();
+  env.single_copy = env.shared_memory && comm.single_copy;
   tune::CostModel model;
   if (comm.topo.num_nodes() > 1) {
     model.ranks_per_node = static_cast<int>(comm.topo.ranks_of_node[0].size());

@@ -15,6 +15,7 @@
 #include "device/backend.h"
 #include "device/binding.h"
 #include "device/comm_device.h"
+#include "transport/cma/cma.h"
 #include "transport/shm/shm_segment.h"
 
 namespace weft {
@@ -118,6 +119,14 @@ Status CreateComm(MPI_Comm user, Comm** out) {
   if (params.WEFT_SHM != 0 && comm->topo.num_nodes() == 1 && comm->size > 1) {
     std::shared_ptr<ShmSegment> seg;
     comm->NodeSegment(kInitialSlotBytes, &seg);
+    if (params.WEFT_CMA != 0 && comm->has_node_segment()) {
+      std::string why;
+      comm->single_copy = cma::Probe(comm->node_comm, &why);
+      if (!comm->single_copy) {
+        WEFT_INFO(kInit, "single copy (CMA) is not permitted here (%s): shared-memory slots only",
+                  why.empty() ? "a node peer's probe failed" : why.c_str());
+      }
+    }
   }
   device::Backend* backend = nullptr;
   device::Binding binding;

@@ -35,6 +35,8 @@ struct weftComm {
   /// More ranks on this node than CPUs this process may run on: waits yield at once instead
   /// of spinning first (a spinning waiter holds the core its peer needs).
   bool node_oversubscribed = false;
+  /// Node peers' user buffers are reachable by single copy (CMA probed at creation, WEFT_CMA).
+  bool single_copy = false;
   /// Executions of compiled collectives started so far (their message slots; see
   /// transport/mpi/mpi_transport.h).
   std::atomic<uint32_t> schedule_starts{0};

@@ -41,17 +41,35 @@ unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
   }
 }
 
+namespace {
+bool IsPeer(uint8_t space) {
+  return space == static_cast<uint8_t>(ir::Space::kPeerSend) ||
+         space == static_cast<uint8_t>(ir::Space::kPeerRecv);
+}
+}  // namespace
+
 // Runs instructions [first, first + count) on bytes [offset, offset + len) of their operands.
-bool Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len) {
+// *streamed: non-temporal stores were used (the caller fences).
+Status Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len,
+                             bool* streamed, const char** why) {
   const size_t es = TypeSize(bc_->dtype);
-  bool streamed = false;
   for (size_t i = first; i < first + count; ++i) {
     const sched::BcInstr& in = bc_->code[i];
-    unsigned char* dst = Resolve(bc_->refs[in.ref]) + offset;
-    const bool stream =
-        bufs_.stream_recv && static_cast<ir::Space>(bc_->refs[in.ref].space) == ir::Space::kRecv;
+    const sched::BcRef& dref = bc_->refs[in.ref];
+    const bool stream = bufs_.stream_recv && static_cast<ir::Space>(dref.space) == ir::Space::kRecv;
     if (in.op == static_cast<uint8_t>(ir::Opcode::kCopy)) {
-      const unsigned char* src = Resolve(bc_->refs[in.ref + 1]) + offset;
+      const sched::BcRef& sref = bc_->refs[in.ref + 1];
+      if (IsPeer(sref.space) || IsPeer(dref.space)) {  // single copy with a node peer
+        const bool write = IsPeer(dref.space);
+        const sched::BcRef& peer = write ? dref : sref;
+        unsigned char* local = Resolve(write ? sref : dref) + offset;
+        Status s =
+            t_->PeerCopy(peer.rank, peer.space, peer.offset + offset, local, len, write, why);
+        if (s != weftSuccess) return s;
+        continue;
+      }
+      unsigned char* dst = Resolve(dref) + offset;
+      const unsigned char* src = Resolve(sref) + offset;
       if (src == dst) continue;  // in place: the same bytes
       // Overlap only arises in place (the verifier keeps a copy's operands disjoint).
       const bool overlap = src < dst + len && dst < src + len;
@@ -60,23 +78,23 @@ bool Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64_t
       } else {
         std::memmove(dst, src, len);
       }
-      streamed |= stream && !overlap;
+      *streamed |= stream && !overlap;
     } else {
       srcs_.resize(in.nsrc);
       for (uint32_t j = 0; j < in.nsrc; ++j) srcs_[j] = Resolve(bc_->refs[in.ref + 1 + j]) + offset;
-      KWayReduce(dst, srcs_.data(), static_cast<int>(in.nsrc), len / es, bc_->dtype,
-                 static_cast<weftRedOp_t>(in.aux), stream);
-      streamed |= stream;
+      KWayReduce(Resolve(dref) + offset, srcs_.data(), static_cast<int>(in.nsrc), len / es,
+                 bc_->dtype, static_cast<weftRedOp_t>(in.aux), stream);
+      *streamed |= stream;
     }
   }
-  return streamed;
+  return weftSuccess;
 }
 
 Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char** why) {
   *done = false;
   t_ = &t;
   if (fresh_) {
-    t.BeginExecution();
+    t.BeginExecution(bufs_.send, bufs_.recv);
     fresh_ = false;
   }
   const size_t es = TypeSize(bc_->dtype);
@@ -90,7 +108,11 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
         for (size_t i = pc_; i < pc_ + run; ++i) {
           const sched::BcInstr& x = bc_->code[i];
           for (size_t j = 0; j <= x.nsrc; ++j) {
-            if (Resolve(bc_->refs[x.ref + j]) == nullptr) {
+            const sched::BcRef& r = bc_->refs[x.ref + j];
+            // A peer's buffer is reached by the transport's single copy, by copies only.
+            const bool peer_ok = IsPeer(r.space) && t.SingleCopy() &&
+                                 x.op == static_cast<uint8_t>(ir::Opcode::kCopy);
+            if (!peer_ok && Resolve(r) == nullptr) {
               *why = "the program uses node memory or a peer's buffer this transport lacks";
               active_ = false;
               return weftInternalError;
@@ -98,13 +120,19 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
           }
         }
         bool streamed = false;
+        Status s = weftSuccess;
         if (run == 1) {
-          streamed = RunLocal(pc_, run, 0, in.bytes);
+          s = RunLocal(pc_, run, 0, in.bytes, &streamed, why);
         } else {
           const uint64_t block = std::max<uint64_t>(es, kFuseBlockBytes / es * es);
-          for (uint64_t o = 0; o < in.bytes; o += block) {
-            streamed |= RunLocal(pc_, run, o, std::min(block, in.bytes - o));
+          for (uint64_t o = 0; o < in.bytes && s == weftSuccess; o += block) {
+            s = RunLocal(pc_, run, o, std::min(block, in.bytes - o), &streamed, why);
           }
+        }
+        if (s != weftSuccess) {
+          t.Cancel();
+          active_ = false;
+          return s;
         }
         // Non-temporal stores are weakly ordered: complete them before any later signal.
         if (streamed) StreamFence();

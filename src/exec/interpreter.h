@@ -36,8 +36,8 @@ class Interpreter {
 
  private:
   unsigned char* Resolve(const sched::BcRef& r) const;
-  /// Returns true when it streamed (non-temporal stores to fence).
-  bool RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len);
+  Status RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len, bool* streamed,
+                  const char** why);
 
   const sched::Bytecode* bc_ = nullptr;
   Transport* t_ = nullptr;  // the transport of the current Resume (node slots)

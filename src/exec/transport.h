@@ -22,8 +22,9 @@ class Transport {
   virtual void Cancel() = 0;
 
   // Node memory and counters, from the shared-memory transport (absent: null / NotSupported).
-  /// Called at the start of every execution (counter values become relative to it).
-  virtual void BeginExecution() {}
+  /// Called at the start of every execution with its user buffers (counter values become
+  /// relative to it; with single copy, the buffers are published to the node peers).
+  virtual void BeginExecution(const void* send, const void* recv) {}
   /// The shm(r) slot of node rank r.
   virtual unsigned char* NodeSlot(int node_rank) { return nullptr; }
   /// Advances this rank's counter c by one (release: everything written before is visible to
@@ -33,6 +34,16 @@ class Transport {
   /// blocking waits (spinning, then yielding) up to the deadline, else one look.
   virtual Status WaitCounter(int node_peer, int counter, uint64_t value, bool blocking,
                              bool* reached) {
+    return weftNotSupported;
+  }
+  /// Reaches node peers' user buffers (the ir's peer_send / peer_recv spaces) by single copy.
+  virtual bool SingleCopy() const { return false; }
+  /// Single copy of n bytes between `local` and node peer r's user buffer `space` (ir::Space
+  /// kPeerSend or kPeerRecv) at offset: read into local, or write local there. The peer's
+  /// buffers are those it published at its BeginExecution (wait for its signal first).
+  virtual Status PeerCopy(int node_rank, int space, uint64_t offset, void* local, uint64_t n,
+                          bool write, const char** why) {
+    *why = "this transport has no single copy";
     return weftNotSupported;
   }
 };

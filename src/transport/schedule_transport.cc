@@ -2,10 +2,13 @@
 
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 
 #include "core/params.h"
+#include "sched/ir/program.h"
+#include "transport/cma/cma.h"
 
 namespace weft {
 namespace {
@@ -24,11 +27,33 @@ inline void CpuRelax() {
 }
 }  // namespace
 
-void ScheduleTransport::BeginExecution() {
+void ScheduleTransport::BeginExecution(const void* send, const void* recv) {
   if (!shm_) return;
+  if (comm_.single_copy) {
+    ShmSegment::PeerInfo& me = shm_->Info(shm_->rank());
+    me.pid = static_cast<uint64_t>(getpid());
+    me.send = reinterpret_cast<uintptr_t>(send);
+    me.recv = reinterpret_cast<uintptr_t>(recv);
+  }
   for (int c = 0; c < ShmSegment::kCounters; ++c) {
     base_[c] = shm_->Counter(shm_->rank(), c).load(std::memory_order_relaxed);
   }
+}
+
+Status ScheduleTransport::PeerCopy(int node_rank, int space, uint64_t offset, void* local,
+                                   uint64_t n, bool write, const char** why) {
+  if (!SingleCopy() || node_rank < 0 || node_rank >= shm_->nranks()) {
+    *why = "single copy is unavailable on this communicator (WEFT_CMA, or the probe failed)";
+    return weftNotSupported;
+  }
+  const ShmSegment::PeerInfo& peer = shm_->Info(node_rank);
+  const uint64_t base = space == static_cast<int>(ir::Space::kPeerSend) ? peer.send : peer.recv;
+  auto* remote = reinterpret_cast<unsigned char*>(static_cast<uintptr_t>(base)) + offset;
+  const auto pid = static_cast<pid_t>(peer.pid);
+  Status s = write ? cma::Write(pid, remote, local, n, &peer_error_)
+                   : cma::Read(pid, remote, local, n, &peer_error_);
+  *why = peer_error_.c_str();
+  return s;
 }
 
 Status ScheduleTransport::Signal(int counter) {

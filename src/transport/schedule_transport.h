@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "comm/comm.h"
 #include "transport/mpi/mpi_transport.h"
@@ -24,7 +25,10 @@ class ScheduleTransport final : public Transport {
   }
   Status Complete(bool blocking, bool* done) override { return mpi_.Complete(blocking, done); }
   void Cancel() override { mpi_.Cancel(); }
-  void BeginExecution() override;
+  void BeginExecution(const void* send, const void* recv) override;
+  bool SingleCopy() const override { return shm_ != nullptr && comm_.single_copy; }
+  Status PeerCopy(int node_rank, int space, uint64_t offset, void* local, uint64_t n, bool write,
+                  const char** why) override;
   unsigned char* NodeSlot(int node_rank) override { return shm_ ? shm_->Slot(node_rank) : nullptr; }
   Status Signal(int counter) override;
   Status WaitCounter(int node_peer, int counter, uint64_t value, bool blocking,
@@ -36,6 +40,7 @@ class ScheduleTransport final : public Transport {
   MpiTransport mpi_;
   std::shared_ptr<ShmSegment> shm_;
   uint64_t base_[ShmSegment::kCounters] = {};
+  std::string peer_error_;  // the text behind PeerCopy's *why
 };
 
 }  // namespace weft

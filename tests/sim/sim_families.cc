@@ -99,6 +99,13 @@ const std::vector<Family>& Families() {
                  },
                  true,
                  true});
+    f.push_back({"cma",
+                 {Coll::kAllGather, Coll::kBroadcast, Coll::kAllToAll},
+                 [](int) {
+                   return Recipe{"cma", {}, 0};
+                 },
+                 false,
+                 true});
     f.push_back({"pairwise", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {4}, 0}; }});
     f.push_back({"pairwise1", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {1}, 0}; }});
     f.push_back({"bruck", {Coll::kAllToAll}, [](int) { return Recipe{"bruck", {}, 0}; }});

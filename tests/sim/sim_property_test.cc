@@ -44,6 +44,7 @@ bool Blocked(Coll c) {
 std::string RunCase(const Family& fam, const sched::CollSpec& spec) {
   sched::GenEnv env;
   env.shared_memory = fam.shared_memory;
+  env.single_copy = fam.shared_memory;
   const sched::Recipe recipe = fam.recipe(spec.nranks);
   const std::string declined = sched::DeclineRecipe(spec, recipe, env);
   const std::string what = sched::SpecText(spec) + " recipe " + sched::RecipeText(recipe);
@@ -87,6 +88,7 @@ TEST_P(SimSweep, EveryRankCountAndCount) {
       sched::CollSpec spec{coll, P, 1000, weftFloat64};
       sched::GenEnv env;
       env.shared_memory = fam.shared_memory;
+      env.single_copy = fam.shared_memory;
       EXPECT_NE(sched::DeclineRecipe(spec, fam.recipe(P), env), "") << fam.name << " P=" << P;
       continue;
     }

@@ -90,6 +90,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
     return false;
   }
   a->env.shared_memory = a->nodes == 1;
+  a->env.single_copy = a->env.shared_memory;  // the simulator reaches every peer's buffers
   return true;
 }
 

@@ -17,6 +17,8 @@ struct GenEnv {
   /// All ranks share one node's memory (shm and peer spaces are available; node rank ==
   /// rank).
   bool shared_memory = false;
+  /// Node peers' user buffers are reachable by single copy (the peer_send / peer_recv spaces).
+  bool single_copy = false;
 };
 
 /// One algorithm.

@@ -12,6 +12,7 @@ const Generator& KaryTree();           // kary_tree.cc
 const Generator& CopyIn();             // copy_in.cc
 const Generator& OneShot();            // one_shot.cc
 const Generator& ShmPipeline();        // shm_pipeline.cc
+const Generator& SingleCopy();         // single_copy.cc
 const Generator& PairwiseAllToAll();   // pairwise_alltoall.cc
 const Generator& BruckAllToAll();      // bruck_alltoall.cc
 

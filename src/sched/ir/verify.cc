@@ -1,5 +1,6 @@
 #include "sched/ir/verify.h"
 
+#include <cstdint>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -13,11 +14,14 @@ namespace {
 uint64_t SpaceSize(const Program& p, Space s) {
   switch (s) {
     case Space::kSend:
-    case Space::kPeerSend:
       return p.send_bytes;
     case Space::kRecv:
-    case Space::kPeerRecv:
       return p.recv_bytes;
+    case Space::kPeerSend:
+    case Space::kPeerRecv:
+      // A peer's buffers may differ in size from this rank's (bcast: only the root sends);
+      // VerifyMatching checks these refs against the peer's own program.
+      return UINT64_MAX;
     case Space::kScratch:
       return p.scratch_bytes;
     case Space::kShm:
@@ -181,7 +185,24 @@ bool VerifyMatching(const std::vector<Program>& programs, std::string* why) {
       return false;
     }
     if (!VerifyProgram(p, why)) return false;
+  }
+  for (int r = 0; r < P; ++r) {
+    const Program& p = programs[r];
     for (const Instr& in : p.code) {
+      std::vector<const Ref*> refs = {&in.dst};
+      for (const Ref& x : in.srcs) refs.push_back(&x);
+      for (const Ref* x : refs) {
+        if (x->space != Space::kPeerSend && x->space != Space::kPeerRecv) continue;
+        if (in.op != Opcode::kCopy && in.op != Opcode::kReduce) continue;
+        const Program& peer = programs[x->rank];
+        const uint64_t size = x->space == Space::kPeerSend ? peer.send_bytes : peer.recv_bytes;
+        if (x->offset > size || in.bytes > size - x->offset) {
+          *why = "rank " + std::to_string(r) + ": " + RefText(*x) + " + " +
+                 std::to_string(in.bytes) + " bytes exceeds that peer's buffer (" +
+                 std::to_string(size) + " bytes)";
+          return false;
+        }
+      }
       if (in.op == Opcode::kSend) sends[{r, in.peer, in.tag}].push_back(in.bytes);
       if (in.op == Opcode::kRecv) recvs[{in.peer, r, in.tag}].push_back(in.bytes);
     }

@@ -31,7 +31,7 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   seg->rank_ = rank;
   seg->nranks_ = n;
   seg->slot_bytes_ = RoundUp(std::max<uint64_t>(slot_bytes, 1), kPage);
-  const uint64_t counters = RoundUp(static_cast<uint64_t>(n) * kCounters * 64, kPage);
+  const uint64_t counters = RoundUp(static_cast<uint64_t>(n) * kLines * 64, kPage);
   seg->bytes_ = counters + seg->slot_bytes_ * n;
 
   static std::atomic<int> serial{0};

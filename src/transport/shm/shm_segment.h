@@ -27,6 +27,7 @@ namespace weft {
 class ShmSegment {
  public:
   static constexpr int kCounters = 4;
+  static constexpr int kLines = kCounters + 1;  // cache lines per rank: counters, PeerInfo
 
   ~ShmSegment();
   /// Collective over node_comm: creates and maps a segment with slots of at least slot_bytes.
@@ -39,7 +40,15 @@ class ShmSegment {
   int rank() const { return rank_; }
   unsigned char* Slot(int node_rank) const { return slots_ + node_rank * slot_bytes_; }
   std::atomic<uint64_t>& Counter(int node_rank, int c) const {
-    return *reinterpret_cast<std::atomic<uint64_t>*>(counters_ + (node_rank * kCounters + c) * 64);
+    return *reinterpret_cast<std::atomic<uint64_t>*>(counters_ + (node_rank * kLines + c) * 64);
+  }
+  /// What a rank publishes at the start of each execution for single copy: its process id and
+  /// user buffers (written before its first signal, read by peers after their wait on it).
+  struct PeerInfo {
+    uint64_t pid, send, recv;
+  };
+  PeerInfo& Info(int node_rank) const {
+    return *reinterpret_cast<PeerInfo*>(counters_ + (node_rank * kLines + kCounters) * 64);
   }
 
  private:

@@ -1,0 +1,95 @@
+// Single copy, the data-movement form: every rank copies what it needs straight out of its
+// node peers' send buffers (the ir's peer_send space, which the transport reaches with
+// process_vm_readv), so each byte moves once, with no pass through a shared segment. The
+// buffers' addresses are published at the start of each execution: a first signal says "mine
+// are out", and a rank reads a peer's buffer only after that peer's signal. A peer's send
+// buffer is the user's again once the call returns, so the call ends with every rank waiting
+// until all have finished reading (counter 0). Serves allgather, bcast and alltoall; an
+// in-place alltoall would overwrite blocks its peers are still reading, so it gathers into
+// scratch and moves the blocks into place after everyone has read.
+// Needs every rank on one node and single copy permitted (WEFT_CMA, probed per communicator).
+#include "sched/algos/builder.h"
+#include "sched/algos/registry.h"
+
+namespace weft::sched {
+namespace {
+
+inline ir::Ref PeerSendAt(int node_rank, uint64_t o) {
+  return {ir::Space::kPeerSend, node_rank, o};
+}
+
+class SingleCopyGen final : public Generator {
+ public:
+  const char* name() const override { return "cma"; }
+  const char* summary() const override {
+    return "single copy: read the peers' send buffers directly (process_vm_readv); no factors; "
+           "one node";
+  }
+  bool Serves(Coll c) const override {
+    return c == Coll::kAllGather || c == Coll::kBroadcast || c == Coll::kAllToAll;
+  }
+  ir::Program Generate(const CollSpec& spec, const std::vector<int>& factors,
+                       int rank) const override;
+
+ protected:
+  std::string DeclineShape(const CollSpec& spec, const std::vector<int>& f,
+                           const GenEnv& env) const override {
+    if (!env.shared_memory) return "cma needs every rank on one node";
+    if (!env.single_copy) return "single copy is not available (WEFT_CMA=0 or not permitted)";
+    return f.empty() ? "" : "cma takes no factors";
+  }
+};
+
+ir::Program SingleCopyGen::Generate(const CollSpec& spec, const std::vector<int>&, int rank) const {
+  Builder b(spec, rank);
+  const int P = spec.nranks;
+  const uint64_t blk = spec.count * ElemBytes(spec);
+  auto wait_all = [&](int counter, uint64_t value) {
+    for (int q = 0; q < P; ++q) {
+      if (q != rank) b.Wait(q, counter, value);
+    }
+  };
+  wait_all(0, 0);  // the rule of every shared-memory program (shm_segment.h)
+  b.Signal(1);     // this execution's buffers are published (BeginExecution)
+  wait_all(1, 1);
+  switch (spec.coll) {
+    case Coll::kAllGather:
+      for (int q = 0; q < P; ++q) {
+        b.Copy(RecvAt(q * blk), q == rank ? SendAt(0) : PeerSendAt(q, 0), blk);
+      }
+      break;
+    case Coll::kBroadcast:
+      b.Copy(RecvAt(0), rank == spec.root ? SendAt(0) : PeerSendAt(spec.root, 0), blk);
+      break;
+    case Coll::kAllToAll:
+      if (spec.in_place) b.NeedScratch(P * blk);
+      for (int q = 0; q < P; ++q) {
+        if (q == rank) {
+          b.Copy(RecvAt(q * blk), SendAt(rank * blk), blk);
+        } else {
+          b.Copy(spec.in_place ? ScratchAt(q * blk) : RecvAt(q * blk), PeerSendAt(q, rank * blk),
+                 blk);
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  b.Signal(0);     // done reading the peers' buffers
+  wait_all(0, 1);  // and they are done reading mine: the caller may reuse its buffers
+  if (spec.coll == Coll::kAllToAll && spec.in_place) {
+    for (int q = 0; q < P; ++q) {
+      if (q != rank) b.Copy(RecvAt(q * blk), ScratchAt(q * blk), blk);
+    }
+  }
+  return b.Take();
+}
+
+}  // namespace
+
+const Generator& SingleCopy() {
+  static const SingleCopyGen g;
+  return g;
+}
+
+}  // namespace weft::sched
