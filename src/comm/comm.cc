@@ -108,10 +108,17 @@ Status CreateComm(MPI_Comm user, Comm** out) {
     if (f != nullptr) std::fclose(f);
   }
   {
+    // Oversubscribed: more ranks on the node than the CPUs they may run on together (the union
+    // of their affinity masks: a launcher that binds each rank to its own core gives each a
+    // one-CPU mask, which is not oversubscription).
     int node_ranks = 1;
     PMPI_Comm_size(comm->node_comm, &node_ranks);
-    cpu_set_t set;
-    const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+    cpu_set_t mine, all;
+    CPU_ZERO(&mine);
+    CPU_ZERO(&all);
+    if (sched_getaffinity(0, sizeof(mine), &mine) != 0) CPU_ZERO(&mine);
+    PMPI_Allreduce(&mine, &all, sizeof(cpu_set_t), MPI_BYTE, MPI_BOR, comm->node_comm);
+    const int cpus = CPU_COUNT(&all);
     comm->node_oversubscribed = cpus > 0 && node_ranks > cpus;
   }
   // The segment is made here, where every rank is: whether shared memory works is then known
