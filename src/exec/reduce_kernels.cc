@@ -14,8 +14,9 @@ struct Half {};
 struct Bf16 {};
 
 // One functor per op, so each (type, op) loop is compiled on its own: with __restrict
-// operands and no switch inside, GCC vectorizes them (measured 16-24 GB/s -> 64 GB/s read for a
-// 2-way double sum in L2; `mb` micro-benchmark in docs/intra-node.md).
+// operands and no switch inside, GCC vectorizes them: a 2-way double sum in L2 went from 16-24
+// to 58-75 GB/s read (a scratch benchmark during the change; weft-kernel-bench measures the
+// current kernels, docs/intra-node.md quotes it).
 struct SumOp {
   template <typename T>
   T operator()(T a, T b) const {

@@ -85,6 +85,12 @@ void Builder::Wait(int node_peer, int counter, uint64_t value) {
   Push(std::move(in));
 }
 
+void Builder::WaitPeers(int counter, uint64_t value) {
+  for (int q = 0; q < program_.nranks; ++q) {
+    if (q != program_.rank) Wait(q, counter, value);
+  }
+}
+
 void Builder::Push(ir::Instr&& in) {
   program_.code.push_back(std::move(in));
   program_.step.push_back(step_);

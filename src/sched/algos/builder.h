@@ -38,6 +38,8 @@ class Builder {
   void WaitAll();
   void Signal(int counter);
   void Wait(int node_peer, int counter, uint64_t value);
+  /// Wait on every node peer (not this rank) until its counter has reached value.
+  void WaitPeers(int counter, uint64_t value);
   /// Numbers the instructions that follow as step s (see Program::step): generators that
   /// can be pipelined give every rank the same step for both ends of a message.
   void SetStep(int s) { step_ = s; }

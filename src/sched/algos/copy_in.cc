@@ -50,24 +50,19 @@ ir::Program CopyInGen::Generate(const CollSpec& spec, const std::vector<int>&, i
     seg = SplitElems(elems, P, es);
   }
   b.NeedShm(2 * vec);
-  auto wait_all = [&](uint64_t value) {
-    for (int q = 0; q < P; ++q) {
-      if (q != rank) b.Wait(q, 0, value);
-    }
-  };
   // Peers have finished reading the slots of the previous execution (its last signal), which
   // may have been another shared-memory program.
-  wait_all(0);
+  b.WaitPeers(0, 0);
   b.Copy(ShmAt(rank, 0), SendAt(0), vec);
   b.Signal(0);
-  wait_all(1);
+  b.WaitPeers(0, 1);
   const uint64_t a = seg[rank] * es, len = (seg[rank + 1] - seg[rank]) * es;
   std::vector<ir::Ref> srcs;
   for (int q = 0; q < P; ++q) srcs.push_back(ShmAt(q, a));
   b.Reduce(rs ? RecvAt(0) : ShmAt(rank, vec + a), srcs, len);
   b.Signal(0);
   if (!rs && (spec.coll == Coll::kAllReduce || rank == spec.root)) {
-    wait_all(2);
+    b.WaitPeers(0, 2);
     for (int q = 0; q < P; ++q) {
       const uint64_t qa = seg[q] * es;
       b.Copy(RecvAt(qa), ShmAt(q, vec + qa), (seg[q + 1] - seg[q]) * es);

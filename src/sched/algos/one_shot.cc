@@ -41,18 +41,13 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
   const uint64_t blk = spec.count * ElemBytes(spec);
   const uint64_t in = SendBytes(spec, spec.root);  // the largest send buffer
   b.NeedShm(in);
-  auto wait_all = [&](uint64_t value) {
-    for (int q = 0; q < P; ++q) {
-      if (q != rank) b.Wait(q, 0, value);
-    }
-  };
   // Peers have finished reading the slots of the previous execution (its second signal).
-  wait_all(0);
+  b.WaitPeers(0, 0);
   if (spec.coll != Coll::kBroadcast || rank == spec.root) {
     b.Copy(ShmAt(rank, 0), SendAt(0), SendBytes(spec, rank));
   }
   b.Signal(0);
-  wait_all(1);
+  b.WaitPeers(0, 1);
   std::vector<ir::Ref> all;
   auto slots_at = [&](uint64_t offset) {
     all.clear();

@@ -73,14 +73,14 @@ class PipeWriter {
   }
 
   ir::Program Build() {
-    WaitPeers(0, 0);
+    b_.WaitPeers(0, 0);
     if (steps_ > 0) Publish(0);
     for (uint64_t s = 0; s < steps_; ++s) {
-      WaitPeers(1, s + 1);
+      b_.WaitPeers(1, s + 1);
       Consume(s);
       b_.Signal(2);
       if (s + 1 < steps_) Publish(s + 1);
-      WaitPeers(2, s + 1);
+      b_.WaitPeers(2, s + 1);
       Collect(s);
     }
     b_.Signal(0);
@@ -97,12 +97,6 @@ class PipeWriter {
   bool Reducing() const { return out_bytes_ > 0; }
   bool Collects() const {
     return spec_.coll == Coll::kAllReduce || (spec_.coll == Coll::kReduce && r_ == spec_.root);
-  }
-
-  void WaitPeers(int counter, uint64_t value) {
-    for (int q = 0; q < P_; ++q) {
-      if (q != r_) b_.Wait(q, counter, value);
-    }
   }
 
   void Publish(uint64_t s) {

@@ -44,14 +44,9 @@ ir::Program SingleCopyGen::Generate(const CollSpec& spec, const std::vector<int>
   Builder b(spec, rank);
   const int P = spec.nranks;
   const uint64_t blk = spec.count * ElemBytes(spec);
-  auto wait_all = [&](int counter, uint64_t value) {
-    for (int q = 0; q < P; ++q) {
-      if (q != rank) b.Wait(q, counter, value);
-    }
-  };
-  wait_all(0, 0);  // the rule of every shared-memory program (shm_segment.h)
-  b.Signal(1);     // this execution's buffers are published (BeginExecution)
-  wait_all(1, 1);
+  b.WaitPeers(0, 0);  // the rule of every shared-memory program (shm_segment.h)
+  b.Signal(1);        // this execution's buffers are published (BeginExecution)
+  b.WaitPeers(1, 1);
   switch (spec.coll) {
     case Coll::kAllGather:
       for (int q = 0; q < P; ++q) {
@@ -75,8 +70,8 @@ ir::Program SingleCopyGen::Generate(const CollSpec& spec, const std::vector<int>
     default:
       break;
   }
-  b.Signal(0);     // done reading the peers' buffers
-  wait_all(0, 1);  // and they are done reading mine: the caller may reuse its buffers
+  b.Signal(0);        // done reading the peers' buffers
+  b.WaitPeers(0, 1);  // and they are done reading mine: the caller may reuse its buffers
   if (spec.coll == Coll::kAllToAll && spec.in_place) {
     for (int q = 0; q < P; ++q) {
       if (q != rank) b.Copy(RecvAt(q * blk), ScratchAt(q * blk), blk);
