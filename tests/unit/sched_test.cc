@@ -14,6 +14,7 @@
 #include "sched/ir/verify.h"
 #include "sched/passes/bytecode.h"
 #include "sim/sim.h"
+#include "transport/shm/shm_segment.h"
 
 namespace weft::sched {
 namespace {
@@ -104,6 +105,26 @@ TEST(Builder, FoldGroupsAreContiguousAndBalanced) {
       }
     }
   }
+}
+
+// Back-to-back banked executions alternate between disjoint banks and skip the entry wait;
+// anything that could overlap the previous bank starts at 0 with the wait.
+TEST(Builder, BanksNeverOverlapTheBankBefore) {
+  BankPlacer b;
+  uint64_t base = 1;
+  EXPECT_FALSE(b.Place(4096, 1000, &base)) << "first execution: nothing known before";
+  EXPECT_EQ(base, 0u);
+  EXPECT_TRUE(b.Place(4096, 1000, &base));
+  EXPECT_EQ(base, 1024u) << "after [0, 1000), at the next line";
+  EXPECT_TRUE(b.Place(4096, 1000, &base));
+  EXPECT_EQ(base, 0u) << "fits below [1024, 2024)";
+  EXPECT_TRUE(b.Place(4096, 3000, &base));
+  EXPECT_EQ(base, 1024u);
+  EXPECT_FALSE(b.Place(4096, 1500, &base)) << "fits neither below 1024 nor above 4024";
+  EXPECT_EQ(base, 0u);
+  EXPECT_FALSE(b.Place(4096, 0, &base)) << "not banked";
+  EXPECT_FALSE(b.Place(4096, 8, &base)) << "after an unbanked execution: the full wait";
+  EXPECT_EQ(base, 0u);
 }
 
 TEST(Verifier, RejectsTouchingBuffersOfMessagesInFlight) {

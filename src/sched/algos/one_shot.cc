@@ -1,11 +1,12 @@
 // One-shot shared memory, the small-message latency path: every rank copies its input into
 // its slot of the node segment and signals; once every peer has signalled, each rank builds
 // its own result straight from the slots (reducing in rank order, so the op need not
-// commute and every rank computes the same bits), then signals again. The next execution waits
-// for that second signal before rewriting its slot, so no barrier ends the call: one copy in,
-// one pass out, two counter waits, and no MPI at all. Every rank reads the whole input of its
-// peers it needs, so it suits small and medium messages; the cost model keeps it there.
-// Serves every collective. Needs every rank on one node.
+// commute and every rank computes the same bits), then signals again. The program is banked:
+// a oneshot that follows a oneshot writes the other half of the slot and needs no entry wait,
+// so back-to-back calls synchronise once each (one copy in, one pass out, one counter wait);
+// after any other program it waits for the peers' second signal first. No MPI at all. Every rank
+// reads the whole input of its peers it needs, so it suits small and medium messages; the cost
+// model keeps it there. Serves every collective. Needs every rank on one node.
 #include "sched/algos/builder.h"
 #include "sched/algos/registry.h"
 
@@ -41,6 +42,9 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
   const uint64_t blk = spec.count * ElemBytes(spec);
   const uint64_t in = SendBytes(spec, spec.root);  // the largest send buffer
   b.NeedShm(in);
+  // Banked: when the previous execution was a oneshot too, this one writes the other bank
+  // and skips the entry wait below (shm_segment.h), so back-to-back calls synchronise once.
+  b.program().shm_banked = in > 0;
   // Peers have finished reading the slots of the previous execution (its second signal).
   b.WaitPeers(0, 0);
   if (spec.coll != Coll::kBroadcast || rank == spec.root) {

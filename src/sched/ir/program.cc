@@ -39,7 +39,7 @@ bool Instr::operator==(const Instr& o) const {
 bool Program::operator==(const Program& o) const {
   return rank == o.rank && nranks == o.nranks && dtype == o.dtype && send_bytes == o.send_bytes &&
          recv_bytes == o.recv_bytes && scratch_bytes == o.scratch_bytes &&
-         shm_slot_bytes == o.shm_slot_bytes && code == o.code;
+         shm_slot_bytes == o.shm_slot_bytes && shm_banked == o.shm_banked && code == o.code;
 }
 
 std::string OpcodesMarkdown() {

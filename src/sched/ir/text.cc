@@ -172,6 +172,8 @@ bool ParseHeader(const std::string& line, Program* p, std::string* why) {
       ok = ParseU64(value, &p->scratch_bytes);
     else if (key == "shm")
       ok = ParseU64(value, &p->shm_slot_bytes);
+    else if (key == "banked" && value == "1")
+      p->shm_banked = true, --fields;  // optional: printed only when set
     else
       ok = false;
     if (!ok) {
@@ -246,7 +248,7 @@ std::string PrintProgram(const Program& p) {
                   " dtype " + TypeName(p.dtype) + " send " + std::to_string(p.send_bytes) +
                   " recv " + std::to_string(p.recv_bytes) + " scratch " +
                   std::to_string(p.scratch_bytes) + " shm " + std::to_string(p.shm_slot_bytes) +
-                  "\n";
+                  (p.shm_banked ? " banked 1\n" : "\n");
   for (const Instr& in : p.code) s += "  " + InstrText(in) + "\n";
   return s + "end\n";
 }

@@ -52,8 +52,8 @@ bool Bytecode::operator==(const Bytecode& o) const {
   return magic == o.magic && version == o.version && rank == o.rank && nranks == o.nranks &&
          dtype == o.dtype && send_bytes == o.send_bytes && recv_bytes == o.recv_bytes &&
          scratch_bytes == o.scratch_bytes && shm_slot_bytes == o.shm_slot_bytes &&
-         count == o.count && scale_unit == o.scale_unit && code.size() == o.code.size() &&
-         refs.size() == o.refs.size() &&
+         shm_banked == o.shm_banked && count == o.count && scale_unit == o.scale_unit &&
+         code.size() == o.code.size() && refs.size() == o.refs.size() &&
          std::memcmp(code.data(), o.code.data(), code.size() * sizeof(BcInstr)) == 0 &&
          std::memcmp(refs.data(), o.refs.data(), refs.size() * sizeof(BcRef)) == 0;
 }
@@ -67,6 +67,7 @@ Bytecode Lower(const ir::Program& p, uint64_t count, uint64_t scale_unit) {
   bc.recv_bytes = p.recv_bytes;
   bc.scratch_bytes = p.scratch_bytes;
   bc.shm_slot_bytes = p.shm_slot_bytes;
+  bc.shm_banked = p.shm_banked;
   bc.count = count;
   bc.scale_unit = scale_unit;
   bc.code.reserve(p.code.size());
@@ -170,9 +171,9 @@ bool CheckBytecode(const Bytecode& bc, std::string* why) {
 std::string DumpBytecode(const Bytecode& bc) {
   std::string s = "bytecode v" + std::to_string(bc.version) + " rank " + std::to_string(bc.rank) +
                   " nranks " + std::to_string(bc.nranks) + " count " + std::to_string(bc.count) +
-                  " scale_unit " + std::to_string(bc.scale_unit) + " instrs " +
-                  std::to_string(bc.code.size()) + " (" +
-                  std::to_string(bc.code.size() * sizeof(BcInstr)) + " bytes) refs " +
+                  " scale_unit " + std::to_string(bc.scale_unit) +
+                  (bc.shm_banked ? " banked" : "") + " instrs " + std::to_string(bc.code.size()) +
+                  " (" + std::to_string(bc.code.size() * sizeof(BcInstr)) + " bytes) refs " +
                   std::to_string(bc.refs.size()) + "\n";
   for (size_t i = 0; i < bc.code.size(); ++i) {
     const BcInstr& b = bc.code[i];

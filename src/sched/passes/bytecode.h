@@ -16,7 +16,7 @@
 namespace weft::sched {
 
 inline constexpr uint32_t kBytecodeMagic = 0x54464557;  // "WEFT" little-endian
-inline constexpr uint16_t kBytecodeVersion = 1;
+inline constexpr uint16_t kBytecodeVersion = 2;
 
 /// One operand.
 struct BcRef {
@@ -49,6 +49,7 @@ struct Bytecode {
   int32_t rank = 0, nranks = 1;
   weftDataType_t dtype = weftFloat64;
   uint64_t send_bytes = 0, recv_bytes = 0, scratch_bytes = 0, shm_slot_bytes = 0;
+  bool shm_banked = false;  // ir::Program::shm_banked
   uint64_t count = 0;       // the count it was built for
   uint64_t scale_unit = 0;  // counts that are multiples of this rescale exactly (0: never)
   std::vector<BcInstr> code;

@@ -75,4 +75,24 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   return weftSuccess;
 }
 
+bool BankPlacer::Place(uint64_t slot_bytes, uint64_t bank_bytes, uint64_t* base) {
+  // Why skipping the entry wait is safe: the previous banked execution waited for a signal every
+  // peer made after finishing the execution before it, so the only slot bytes a peer may still
+  // be reading are the previous bank's; this bank does not overlap them. Anything else (not
+  // banked before, a bank that does not fit beside the last) starts at 0 with the full wait.
+  bool skip = false;
+  *base = 0;
+  if (bank_bytes > 0 && hi != 0) {
+    if (bank_bytes <= lo) {
+      skip = true;
+    } else if (RoundUp(hi, 64) + bank_bytes <= slot_bytes) {
+      *base = RoundUp(hi, 64);
+      skip = true;
+    }
+  }
+  lo = *base;
+  hi = bank_bytes > 0 ? *base + bank_bytes : 0;
+  return skip;
+}
+
 }  // namespace weft

@@ -7,9 +7,11 @@
 // execution their counters agree). The rule that lets programs of any kind follow each other:
 // a program's first step waits until every peer's counter 0 has reached this rank's own (the
 // peers finished reading the slots last time), and its last signal on counter 0 comes after
-// its last read of a peer's slot. Made when the communicator is created (small) and replaced
-// by a larger one when an execution needs larger slots; old ones live on while an execution
-// still holds them.
+// its last read of a peer's slot. Banked programs (the latency path) may skip that first wait
+// when the previous execution was banked too: they write a bank of the slot the previous one
+// did not use (PlaceBank says why that is safe). Made when the communicator is created (small) and
+// replaced by a larger one when an execution needs larger slots; old ones live on while an
+// execution still holds them.
 #pragma once
 
 #include <mpi.h>
@@ -22,6 +24,15 @@
 #include "core/status.h"
 
 namespace weft {
+
+/// Where banked programs put their bank in each slot (ir::Program::shm_banked), from the bank of
+/// the execution before: Place is called at every execution start on a segment.
+struct BankPlacer {
+  uint64_t lo = 0, hi = 0;  // the previous execution's bank (hi 0: it was not banked)
+  /// Places a bank of bank_bytes (0: the program is not banked) in slots of slot_bytes at
+  /// *base; returns whether the program's entry wait may be skipped.
+  bool Place(uint64_t slot_bytes, uint64_t bank_bytes, uint64_t* base);
+};
 
 /// A mapped node segment.
 class ShmSegment {
@@ -50,6 +61,13 @@ class ShmSegment {
   PeerInfo& Info(int node_rank) const {
     return *reinterpret_cast<PeerInfo*>(counters_ + (node_rank * kLines + kCounters) * 64);
   }
+  /// Called at every execution start on this segment: places the bank of a banked program
+  /// of bank_bytes (0: the program is not banked) at *base in every slot, and returns whether
+  /// its entry wait may be skipped. Every rank runs the same executions in the same order, so
+  /// every rank places the same bank.
+  bool PlaceBank(uint64_t bank_bytes, uint64_t* base) {
+    return banks_.Place(slot_bytes_, bank_bytes, base);
+  }
 
  private:
   ShmSegment() = default;
@@ -59,6 +77,7 @@ class ShmSegment {
   unsigned char* slots_ = nullptr;
   uint64_t slot_bytes_ = 0;
   int nranks_ = 0, rank_ = 0;
+  BankPlacer banks_;
 };
 
 }  // namespace weft
