@@ -113,6 +113,15 @@ WEFT_API weftResult_t weftCommAbort(weftComm_t comm);
 /// collective or plan start on it fails with weftRemoteError, and this returns weftTimeout.
 /// The only way on is weftCommAbort (NCCL's ncclCommGetAsyncError plays the same part).
 WEFT_API weftResult_t weftCommGetAsyncError(weftComm_t comm, weftResult_t* async_error);
+/// Collective over comm: allocates size bytes (the same size on every rank) of host memory that
+/// the node peers map as well. A large collective whose buffers lie in such memory on every
+/// rank reads and writes the peers' buffers in place, with no copy through a shared segment
+/// (docs/intra-node.md says what it gains). Elsewhere (several nodes, mapping not permitted) the
+/// memory is ordinary. It stays valid after comm is destroyed, until weftMemFree.
+WEFT_API weftResult_t weftMemAlloc(void** ptr, size_t size, weftComm_t comm);
+/// Frees memory from weftMemAlloc (NULL is a no-op). The memory returns to the system once
+/// every rank has freed its part.
+WEFT_API weftResult_t weftMemFree(void* ptr);
 /// Number of ranks in comm.
 WEFT_API weftResult_t weftCommCount(const weftComm_t comm, int* count);
 /// This process's rank in comm.

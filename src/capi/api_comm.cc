@@ -2,6 +2,7 @@
 #include <string>
 
 #include "capi/guard.h"
+#include "comm/mem_window.h"
 #include "device/comm_device.h"
 #include "weft/weft.h"
 
@@ -112,6 +113,22 @@ weftResult_t weftCommGetAsyncError(weftComm_t comm, weftResult_t* async_error) {
     }
     *async_error = static_cast<weftResult_t>(comm->broken.load());
     return weftSuccess;
+  });
+}
+
+weftResult_t weftMemAlloc(void** ptr, size_t size, weftComm_t comm) {
+  return Guarded("weftMemAlloc", [&]() -> weftResult_t {
+    WEFT_CHECK(weft::CheckComm("weftMemAlloc", comm));
+    WEFT_CHECK(comm->CheckUsable("weftMemAlloc"));
+    if (ptr == nullptr) return comm->Fail(weftInvalidArgument, "weftMemAlloc: ptr is NULL");
+    *ptr = nullptr;
+    return weft::MemAlloc(*comm, size, ptr);
+  });
+}
+
+weftResult_t weftMemFree(void* ptr) {
+  return Guarded("weftMemFree", [&]() -> weftResult_t {
+    return ptr == nullptr ? weftSuccess : weft::MemFree(ptr);
   });
 }
 

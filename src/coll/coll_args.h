@@ -37,6 +37,8 @@ struct CollArgs {
   weftRedOp_t op = weftSum;
   int root = 0;
   bool in_place = false;  // set by ValidateArgs
+  /// Every rank's buffers lie in node-shared weftMemAlloc memory (set by AgreeZeroCopy).
+  bool zero_copy = false;
 };
 
 /// CollArgs from a C API call's arguments (root doubles as the peer of Send/Recv).

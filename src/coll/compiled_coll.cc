@@ -66,6 +66,7 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   // Shared-memory schedules need every rank on one node (node rank == rank).
   env.shared_memory = comm.has_node_segment();
   env.single_copy = env.shared_memory && comm.single_copy;
+  env.zero_copy = env.shared_memory && args.zero_copy;
   tune::CostModel model;
   if (comm.topo.num_nodes() > 1) {
     model.ranks_per_node = static_cast<int>(comm.topo.ranks_of_node[0].size());
@@ -89,6 +90,7 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   }
   auto c = std::make_unique<CompiledColl>(comm, node, prog.shm_slot_bytes);
   c->recipe = recipe;
+  if (env.zero_copy) c->set_zero_copy();
   c->bytecode = sched::Lower(prog, spec.count, sched::RecipeScaleUnit(spec, recipe));
   if (!sched::CheckBytecode(c->bytecode, &why)) {
     return comm.Fail(weftInternalError, "%s: lowering %s produced bad bytecode: %s",

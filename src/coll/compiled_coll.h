@@ -30,6 +30,9 @@ class CompiledColl {
   Status Wait(Comm& comm);
   /// Started and not yet completed by Test or Wait (MPI's "active" persistent request).
   bool active() const { return started_; }
+  /// The call's buffers are weftMemAlloc memory on every rank (agreed): the peers' buffers
+  /// are reached through their mappings.
+  void set_zero_copy() { transport_.set_mapped_peers(true); }
 
   sched::Recipe recipe;
   sched::Bytecode bytecode;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "comm/mem_window.h"
 #include "comm/program_cache.h"
 #include "core/build_info.h"
 #include "core/live_set.h"
@@ -154,6 +155,7 @@ Status CreateComm(MPI_Comm user, Comm** out) {
 
 Status DestroyComm(Comm* comm) {
   g_live.Remove(comm);
+  DetachWindows(*comm);  // weftMemAlloc memory stays valid until weftMemFree
   comm->cache->Clear();  // cached programs own MPI datatypes: free them before the comm
   comm->device.reset();  // drains the staging streams, frees the staging pool
   if (comm->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&comm->node_comm);

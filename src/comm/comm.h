@@ -37,6 +37,9 @@ struct weftComm {
   bool node_oversubscribed = false;
   /// Node peers' user buffers are reachable by single copy (CMA probed at creation, WEFT_CMA).
   bool single_copy = false;
+  /// weftMemAlloc has made node-shared memory on this communicator (collectively, so every
+  /// rank agrees): large calls agree whether their buffers are all in it (zero copy).
+  bool mem_shared = false;
   /// Executions of compiled collectives started so far (their message slots; see
   /// transport/mpi/mpi_transport.h).
   std::atomic<uint32_t> schedule_starts{0};

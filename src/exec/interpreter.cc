@@ -36,8 +36,10 @@ unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
       unsigned char* slot = t_->NodeSlot(r.rank);
       return slot == nullptr ? nullptr : slot + r.offset;
     }
-    default:
-      return nullptr;  // a peer's user buffer: needs single copy (not built yet)
+    default: {  // a peer's user buffer: mapped here (weftMemAlloc), or single copy only
+      unsigned char* peer = t_->PeerPointer(r.rank, r.space);
+      return peer == nullptr ? nullptr : peer + r.offset;
+    }
   }
 }
 
@@ -59,7 +61,9 @@ Status Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64
     const bool stream = bufs_.stream_recv && static_cast<ir::Space>(dref.space) == ir::Space::kRecv;
     if (in.op == static_cast<uint8_t>(ir::Opcode::kCopy)) {
       const sched::BcRef& sref = bc_->refs[in.ref + 1];
-      if (IsPeer(sref.space) || IsPeer(dref.space)) {  // single copy with a node peer
+      unsigned char* dst = Resolve(dref);
+      const unsigned char* src = Resolve(sref);
+      if (dst == nullptr || src == nullptr) {  // a node peer's unmapped buffer: single copy
         const bool write = IsPeer(dref.space);
         const sched::BcRef& peer = write ? dref : sref;
         unsigned char* local = Resolve(write ? sref : dref) + offset;
@@ -68,8 +72,8 @@ Status Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64
         if (s != weftSuccess) return s;
         continue;
       }
-      unsigned char* dst = Resolve(dref) + offset;
-      const unsigned char* src = Resolve(sref) + offset;
+      dst += offset;
+      src += offset;
       if (src == dst) continue;  // in place: the same bytes
       // Overlap only arises in place (the verifier keeps a copy's operands disjoint).
       const bool overlap = src < dst + len && dst < src + len;
@@ -94,8 +98,16 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
   *done = false;
   t_ = &t;
   if (fresh_) {
-    t.BeginExecution(bufs_.send, bufs_.recv);
+    const bool skip_entry =
+        t.BeginExecution(bufs_.send, bufs_.recv, bc_->shm_banked ? bc_->shm_slot_bytes : 0);
     fresh_ = false;
+    // A banked program placed away from the previous execution's bank need not wait for the
+    // peers to finish reading it (shm_segment.h).
+    while (skip_entry && pc_ < bc_->code.size() &&
+           bc_->code[pc_].op == static_cast<uint8_t>(ir::Opcode::kWait) &&
+           bc_->code[pc_].aux == 0 && bc_->code[pc_].value == 0) {
+      ++pc_;
+    }
   }
   const size_t es = TypeSize(bc_->dtype);
   while (pc_ < bc_->code.size()) {

@@ -23,9 +23,13 @@ class Transport {
 
   // Node memory and counters, from the shared-memory transport (absent: null / NotSupported).
   /// Called at the start of every execution with its user buffers (counter values become
-  /// relative to it; with single copy, the buffers are published to the node peers).
-  virtual void BeginExecution(const void* send, const void* recv) {}
-  /// The shm(r) slot of node rank r.
+  /// relative to it; with single copy, the buffers are published to the node peers). For a
+  /// banked program (ir::Program::shm_banked) bank_bytes is its bank size, else 0. Returns
+  /// whether the program's leading waits on counter 0 for value 0 may be skipped.
+  virtual bool BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {
+    return false;
+  }
+  /// The shm(r) slot of node rank r (of this execution's bank, for a banked program).
   virtual unsigned char* NodeSlot(int node_rank) { return nullptr; }
   /// Advances this rank's counter c by one (release: everything written before is visible to
   /// a peer that sees the new value).
@@ -36,6 +40,10 @@ class Transport {
                              bool* reached) {
     return weftNotSupported;
   }
+  /// Node peer r's user buffer `space` (ir::Space kPeerSend or kPeerRecv) mapped in this
+  /// process (weftMemAlloc memory), or null when it is reachable only by single copy, if at
+  /// all. Valid after the peer's first signal of the execution.
+  virtual unsigned char* PeerPointer(int node_rank, int space) { return nullptr; }
   /// Reaches node peers' user buffers (the ir's peer_send / peer_recv spaces) by single copy.
   virtual bool SingleCopy() const { return false; }
   /// Single copy of n bytes between `local` and node peer r's user buffer `space` (ir::Space

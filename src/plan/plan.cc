@@ -4,6 +4,7 @@
 #include <string>
 
 #include "coll/build_collective.h"
+#include "comm/mem_window.h"
 #include "core/live_set.h"
 #include "core/log.h"
 
@@ -26,6 +27,7 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
                         ": device buffers, staged through host memory in pipelined chunks "
                         "(each chunk runs the host schedule chosen for its size)";
   } else {
+    WEFT_CHECK(AgreeZeroCopy(comm, &plan->args));
     WEFT_CHECK(BuildCollective(comm, plan->args, &plan->program));
     plan->description = DescribeCollective(comm, plan->args, plan->program);
   }

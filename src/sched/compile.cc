@@ -28,6 +28,7 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
   // runs of WEFT_RECIPE=cma|shmpipe weft-bench broadcast -b 64K -e 16M -f 4). For allgather and
   // alltoall it measured slower than shmpipe (CMA copies at about half memcpy's speed here).
   if (env.shared_memory) {
+    if (env.zero_copy) add("zerocopy", {});
     const uint64_t largest = std::max(SendBytes(spec, spec.root), RecvBytes(spec, spec.root));
     if (spec.coll == Coll::kBroadcast && largest >= (64u << 10)) add("cma", {});
     if (out.empty()) add(largest <= (4u << 10) ? "oneshot" : "shmpipe", {});

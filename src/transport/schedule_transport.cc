@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "comm/mem_window.h"
 #include "core/params.h"
 #include "sched/ir/program.h"
 #include "transport/cma/cma.h"
@@ -18,6 +19,9 @@ namespace {
 // moment behind.
 constexpr uint64_t kSpins = 160;
 
+// PeerPointer's cache entry before the lookup.
+unsigned char* const kUnknown = reinterpret_cast<unsigned char*>(~uintptr_t{0});
+
 // Tells the core this is a spin-wait (x86 pause: less power, no memory-order mis-speculation
 // when the awaited store lands).
 inline void CpuRelax() {
@@ -27,9 +31,11 @@ inline void CpuRelax() {
 }
 }  // namespace
 
-void ScheduleTransport::BeginExecution(const void* send, const void* recv) {
-  if (!shm_) return;
-  if (comm_.single_copy) {
+bool ScheduleTransport::BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {
+  bank_base_ = 0;
+  if (!shm_) return false;
+  if (mapped_peers_) peer_ptr_.assign(2 * shm_->nranks(), kUnknown);
+  if (comm_.single_copy || mapped_peers_) {
     ShmSegment::PeerInfo& me = shm_->Info(shm_->rank());
     me.pid = static_cast<uint64_t>(getpid());
     me.send = reinterpret_cast<uintptr_t>(send);
@@ -38,6 +44,18 @@ void ScheduleTransport::BeginExecution(const void* send, const void* recv) {
   for (int c = 0; c < ShmSegment::kCounters; ++c) {
     base_[c] = shm_->Counter(shm_->rank(), c).load(std::memory_order_relaxed);
   }
+  return shm_->PlaceBank(bank_bytes, &bank_base_);
+}
+
+unsigned char* ScheduleTransport::PeerPointer(int node_rank, int space) {
+  if (!shm_ || !mapped_peers_ || node_rank < 0 || node_rank >= shm_->nranks()) return nullptr;
+  const bool send = space == static_cast<int>(ir::Space::kPeerSend);
+  unsigned char*& p = peer_ptr_[2 * node_rank + (send ? 0 : 1)];
+  if (p == kUnknown) {
+    const ShmSegment::PeerInfo& peer = shm_->Info(node_rank);
+    p = PeerWindowAddress(comm_, node_rank, send ? peer.send : peer.recv);
+  }
+  return p;
 }
 
 Status ScheduleTransport::PeerCopy(int node_rank, int space, uint64_t offset, void* local,

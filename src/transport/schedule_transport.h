@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "comm/comm.h"
 #include "transport/mpi/mpi_transport.h"
@@ -17,6 +18,10 @@ class ScheduleTransport final : public Transport {
   explicit ScheduleTransport(Comm& comm) : comm_(comm), mpi_(comm) {}
   /// The node segment of the next execution (none: counters and node memory are unavailable).
   void set_shm(std::shared_ptr<ShmSegment> shm) { shm_ = std::move(shm); }
+  /// The peers' buffers of every execution lie in weftMemAlloc memory (AgreeZeroCopy said so):
+  /// PeerPointer finds them. Not otherwise: a buffer that merely starts in such memory may
+  /// run past the peer's mapping.
+  void set_mapped_peers(bool on) { mapped_peers_ = on; }
   Status Isend(int peer, const void* buf, uint64_t bytes, int tag) override {
     return mpi_.Isend(peer, buf, bytes, tag);
   }
@@ -25,11 +30,14 @@ class ScheduleTransport final : public Transport {
   }
   Status Complete(bool blocking, bool* done) override { return mpi_.Complete(blocking, done); }
   void Cancel() override { mpi_.Cancel(); }
-  void BeginExecution(const void* send, const void* recv) override;
+  bool BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) override;
   bool SingleCopy() const override { return shm_ != nullptr && comm_.single_copy; }
   Status PeerCopy(int node_rank, int space, uint64_t offset, void* local, uint64_t n, bool write,
                   const char** why) override;
-  unsigned char* NodeSlot(int node_rank) override { return shm_ ? shm_->Slot(node_rank) : nullptr; }
+  unsigned char* PeerPointer(int node_rank, int space) override;
+  unsigned char* NodeSlot(int node_rank) override {
+    return shm_ ? shm_->Slot(node_rank) + bank_base_ : nullptr;
+  }
   Status Signal(int counter) override;
   Status WaitCounter(int node_peer, int counter, uint64_t value, bool blocking,
                      bool* reached) override;
@@ -40,6 +48,11 @@ class ScheduleTransport final : public Transport {
   MpiTransport mpi_;
   std::shared_ptr<ShmSegment> shm_;
   uint64_t base_[ShmSegment::kCounters] = {};
+  uint64_t bank_base_ = 0;  // where this execution's bank starts in each slot
+  // PeerPointer's answers in this execution, two per node rank (send, recv); kUnknown: not
+  // looked up yet.
+  std::vector<unsigned char*> peer_ptr_;
+  bool mapped_peers_ = false;
   std::string peer_error_;  // the text behind PeerCopy's *why
 };
 

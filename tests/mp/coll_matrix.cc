@@ -1,10 +1,12 @@
 // Every collective x every type x every op x in-place/out-of-place x counts {0, 1, odd,
 // more than a page} x every root, checked against mp_check.h's reference. Buffers carry guard
 // zones that must come back untouched, and reduction results must be bitwise equal on all
-// ranks. Options: --quick (fewer counts), --seed N, --memory host|device|mixed (device: every
-// buffer is device memory of the active backend, guard zones included, and calls go on a
+// ranks. Options: --quick (fewer counts), --seed N, --memory host|device|mixed|shared (device:
+// every buffer is device memory of the active backend, guard zones included, and calls go on a
 // stream; mixed: one side of each call on the device, the other on the host, alternating by
-// call and by rank, so ranks of one call differ too; default stream).
+// call and by rank, so ranks of one call differ too; default stream; shared: every buffer is
+// carved from one weftMemAlloc arena, with counts past the zero-copy threshold, and a plan
+// must report the zerocopy schedule).
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -18,37 +20,54 @@ using mpt::Report;
 constexpr size_t kGuard = 64;  // bytes of sentinel on each side of every buffer
 constexpr unsigned char kSentinel = 0xA5;
 
-enum class Memory { kHost, kDevice, kMixed };
+enum class Memory { kHost, kDevice, kMixed, kShared };
 Memory g_memory = Memory::kHost;
 int g_buffers = 0;  // buffers made so far (mixed mode alternates on it, and on the rank)
 int g_rank = 0;
 bool g_device_ok = true;
+
+// --memory shared: buffers are carved from this weftMemAlloc arena, last made first freed.
+constexpr size_t kArenaBytes = 64u << 20;
+unsigned char* g_arena = nullptr;
+size_t g_arena_used = 0;
 
 // A buffer of `bytes` with guard zones; data() points past the front guard. In device modes
 // it has a device mirror (guards included): Up() before a call, Down() after, and At() maps a
 // host pointer into the buffer to the address the call is given.
 class Guarded {
  public:
-  explicit Guarded(size_t bytes) : mem_(bytes + 2 * kGuard, kSentinel), bytes_(bytes) {
+  explicit Guarded(size_t bytes)
+      : own_(g_arena ? 0 : bytes + 2 * kGuard, kSentinel), bytes_(bytes) {
+    mem_ = own_.data();
+    if (g_arena != nullptr) {
+      taken_ = (bytes + 2 * kGuard + 63) / 64 * 64;
+      if (g_arena_used + taken_ > kArenaBytes) std::abort();  // the test's own sizing is wrong
+      mem_ = g_arena + g_arena_used;
+      g_arena_used += taken_;
+      std::memset(mem_, kSentinel, bytes + 2 * kGuard);
+    }
     const int i = g_buffers++;
     if (g_memory == Memory::kDevice ||
         (g_memory == Memory::kMixed && (i + i / 2 + g_rank) % 2 == 1)) {
-      g_device_ok &= weftDeviceMalloc(&dev_, mem_.size()) == weftSuccess;
+      g_device_ok &= weftDeviceMalloc(&dev_, bytes_ + 2 * kGuard) == weftSuccess;
     }
   }
-  ~Guarded() { weftDeviceFree(dev_); }
+  ~Guarded() {
+    weftDeviceFree(dev_);
+    g_arena_used -= taken_;
+  }
   Guarded(const Guarded&) = delete;
   Guarded& operator=(const Guarded&) = delete;
-  unsigned char* data() { return mem_.data() + kGuard; }
+  unsigned char* data() { return mem_ + kGuard; }
   void* At(void* host) {
     if (dev_ == nullptr || host == nullptr) return host;
-    return static_cast<unsigned char*>(dev_) + (static_cast<unsigned char*>(host) - mem_.data());
+    return static_cast<unsigned char*>(dev_) + (static_cast<unsigned char*>(host) - mem_);
   }
   void Up() {
-    if (dev_) g_device_ok &= weftDeviceMemcpy(dev_, mem_.data(), mem_.size()) == weftSuccess;
+    if (dev_) g_device_ok &= weftDeviceMemcpy(dev_, mem_, bytes_ + 2 * kGuard) == weftSuccess;
   }
   void Down() {
-    if (dev_) g_device_ok &= weftDeviceMemcpy(mem_.data(), dev_, mem_.size()) == weftSuccess;
+    if (dev_) g_device_ok &= weftDeviceMemcpy(mem_, dev_, bytes_ + 2 * kGuard) == weftSuccess;
   }
   bool GuardsIntact() const {
     for (size_t i = 0; i < kGuard; ++i) {
@@ -58,8 +77,9 @@ class Guarded {
   }
 
  private:
-  std::vector<unsigned char> mem_;
-  size_t bytes_;
+  std::vector<unsigned char> own_;
+  unsigned char* mem_ = nullptr;
+  size_t bytes_, taken_ = 0;
   void* dev_ = nullptr;
 };
 
@@ -245,6 +265,42 @@ void SendRecv(Ctx& x, weftDataType_t t, size_t n) {
   x.report->Case(ok && recv.GuardsIntact(), name, ok ? "guard zone overwritten" : "wrong data");
 }
 
+// With every buffer in the arena, a large allreduce plan takes the zerocopy schedule; bad
+// weftMemAlloc / weftMemFree calls fail cleanly on every rank.
+void ZeroCopyChecks(Ctx& x) {
+  const size_t n = 70001;
+  Guarded send(n * 8), recv(n * 8);
+  mpt::Fill(weftFloat64, weftSum, x.rank, x.seed, send.data(), n);
+  weftPlan_t plan = nullptr;
+  weftResult_t r =
+      weftAllReduceInit(send.data(), recv.data(), n, weftFloat64, weftSum, x.comm, &plan);
+  char text[512] = {0};
+  size_t needed = 0;
+  if (r == weftSuccess) r = weftPlanDescribe(plan, text, sizeof text, &needed);
+  if (r == weftSuccess) r = weftPlanStart(plan, nullptr);
+  if (r == weftSuccess) r = weftPlanWait(plan);
+  weftPlanFree(plan);
+  std::string first;
+  const bool right = r == weftSuccess && mpt::CountWrong(weftFloat64, weftSum, x.size, x.seed,
+                                                         recv.data(), n, 0, &first) == 0;
+  // One rank has no peers to share with: zerocopy needs a node segment, which needs two.
+  const bool zero_copy = x.size == 1 || std::string(text).find("zerocopy") != std::string::npos;
+  x.report->Case(right && zero_copy, "allreduce plan on weftMemAlloc buffers",
+                 r != weftSuccess ? Status(r, x.comm)
+                 : !right         ? first
+                                  : std::string(text));
+  void* p = nullptr;
+  r = weftMemAlloc(&p, 4096 + 64 * x.rank, x.comm);
+  x.report->Case((x.size == 1 || r == weftInvalidArgument) && (x.size == 1 || p == nullptr),
+                 "weftMemAlloc with sizes that differ between ranks is rejected",
+                 weftGetErrorString(r));
+  if (x.size == 1) weftMemFree(p);
+  r = weftMemFree(send.data());
+  x.report->Case(r == weftInvalidArgument, "weftMemFree of memory weftMemAlloc did not return",
+                 weftGetErrorString(r));
+  x.report->Case(weftMemFree(nullptr) == weftSuccess, "weftMemFree(NULL) is a no-op");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -257,7 +313,10 @@ int main(int argc, char** argv) {
     if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
     if (a == "--memory" && i + 1 < argc) {
       std::string m = argv[++i];
-      g_memory = m == "device" ? Memory::kDevice : m == "mixed" ? Memory::kMixed : Memory::kHost;
+      g_memory = m == "device"   ? Memory::kDevice
+                 : m == "mixed"  ? Memory::kMixed
+                 : m == "shared" ? Memory::kShared
+                                 : Memory::kHost;
     }
   }
   Report report(MPI_COMM_WORLD);
@@ -276,6 +335,16 @@ int main(int argc, char** argv) {
   // 0, 1, odd, and more than a 4 KiB page even for int8.
   std::vector<size_t> counts =
       quick ? std::vector<size_t>{0, 7, 4099} : std::vector<size_t>{0, 1, 17, 4099};
+  if (g_memory == Memory::kShared) {
+    void* arena = nullptr;
+    r = weftMemAlloc(&arena, kArenaBytes, x.comm);
+    report.Case(r == weftSuccess, "weftMemAlloc", Status(r, x.comm));
+    if (r != weftSuccess) return report.Finish("coll_matrix");
+    g_arena = static_cast<unsigned char*>(arena);
+    ZeroCopyChecks(x);
+    // Odd and past weft's zero-copy threshold (64 KiB per rank) for every type.
+    counts = {0, 7, 70001};
+  }
   for (int ti = 0; ti < weftNumTypes; ++ti) {
     auto t = static_cast<weftDataType_t>(ti);
     for (size_t n : counts) {
@@ -302,6 +371,11 @@ int main(int argc, char** argv) {
   }
   r = weftCommDestroy(x.comm);
   report.Case(r == weftSuccess, "weftCommDestroy", weftGetLastError(nullptr));
+  if (g_arena != nullptr) {
+    g_arena[0] = 1;  // still this rank's memory after the communicator is gone
+    r = weftMemFree(g_arena);
+    report.Case(r == weftSuccess, "weftMemFree", weftGetLastError(nullptr));
+  }
   int rc = report.Finish("coll_matrix");
   MPI_Finalize();
   return rc;

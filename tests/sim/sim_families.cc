@@ -106,6 +106,14 @@ const std::vector<Family>& Families() {
                  },
                  false,
                  true});
+    f.push_back({"zerocopy",
+                 {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather, Coll::kBroadcast,
+                  Coll::kReduce, Coll::kAllToAll},
+                 [](int) {
+                   return Recipe{"zerocopy", {}, 0};
+                 },
+                 true,
+                 true});
     f.push_back({"pairwise", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {4}, 0}; }});
     f.push_back({"pairwise1", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {1}, 0}; }});
     f.push_back({"bruck", {Coll::kAllToAll}, [](int) { return Recipe{"bruck", {}, 0}; }});

@@ -45,6 +45,7 @@ std::string RunCase(const Family& fam, const sched::CollSpec& spec) {
   sched::GenEnv env;
   env.shared_memory = fam.shared_memory;
   env.single_copy = fam.shared_memory;
+  env.zero_copy = fam.shared_memory;
   const sched::Recipe recipe = fam.recipe(spec.nranks);
   const std::string declined = sched::DeclineRecipe(spec, recipe, env);
   const std::string what = sched::SpecText(spec) + " recipe " + sched::RecipeText(recipe);
@@ -89,6 +90,8 @@ TEST_P(SimSweep, EveryRankCountAndCount) {
       sched::GenEnv env;
       env.shared_memory = fam.shared_memory;
       env.single_copy = fam.shared_memory;
+      env.zero_copy = fam.shared_memory;
+      env.zero_copy = fam.shared_memory;
       EXPECT_NE(sched::DeclineRecipe(spec, fam.recipe(P), env), "") << fam.name << " P=" << P;
       continue;
     }

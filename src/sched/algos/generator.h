@@ -19,6 +19,9 @@ struct GenEnv {
   bool shared_memory = false;
   /// Node peers' user buffers are reachable by single copy (the peer_send / peer_recv spaces).
   bool single_copy = false;
+  /// Every rank's buffers of this call are mapped in every node peer (weftMemAlloc): the
+  /// peer spaces may be read and written like local memory, reductions included.
+  bool zero_copy = false;
 };
 
 /// One algorithm.

@@ -13,6 +13,7 @@ const Generator& CopyIn();             // copy_in.cc
 const Generator& OneShot();            // one_shot.cc
 const Generator& ShmPipeline();        // shm_pipeline.cc
 const Generator& SingleCopy();         // single_copy.cc
+const Generator& ZeroCopy();           // zero_copy.cc
 const Generator& PairwiseAllToAll();   // pairwise_alltoall.cc
 const Generator& BruckAllToAll();      // bruck_alltoall.cc
 
