@@ -41,23 +41,45 @@ double Median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+// A call's buffers: in host memory of their own, or (--memory shared) carved from g_arena.
 struct BufferSet {
-  std::vector<unsigned char> send, recv;
+  std::vector<unsigned char> own_send, own_recv;
+  unsigned char *send = nullptr, *recv = nullptr;
+  size_t send_bytes = 0, recv_bytes = 0;
 };
+unsigned char* g_arena = nullptr;  // --memory shared: weftMemAlloc memory
+size_t g_arena_bytes = 0;
 
 // Measures one (size, place): both implementations interleaved; returns false on a failure.
 bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place,
              std::vector<Record>* out, Record* native_rec, Record* weft_rec, bool* native_ran) {
   const size_t es = weft::TypeSize(x.type);
   const size_t per_set = std::max<size_t>(1, in_place ? s.buf_bytes : s.send_bytes + s.recv_bytes);
-  const size_t sets = std::clamp<size_t>((RotationBytes() + per_set - 1) / per_set, 1, 32);
+  size_t sets = std::clamp<size_t>((RotationBytes() + per_set - 1) / per_set, 1, 32);
+  auto line = [](size_t n) { return (n + 63) / 64 * 64; };
   std::vector<BufferSet> bufs(sets);
+  size_t carved = 0;
   for (auto& b : bufs) {
-    b.recv.resize(std::max<size_t>(in_place ? s.buf_bytes : s.recv_bytes, 1));
-    b.send.resize(in_place ? 1 : std::max<size_t>(s.send_bytes, 1));
-    FillOnes(x.type, b.recv.data(), b.recv.size() / es);
-    FillOnes(x.type, b.send.data(), b.send.size() / es);
+    b.recv_bytes = std::max<size_t>(in_place ? s.buf_bytes : s.recv_bytes, 1);
+    b.send_bytes = in_place ? 1 : std::max<size_t>(s.send_bytes, 1);
+    if (g_arena != nullptr && carved + line(b.send_bytes) + line(b.recv_bytes) <= g_arena_bytes) {
+      b.send = g_arena + carved;
+      b.recv = b.send + line(b.send_bytes);
+      carved += line(b.send_bytes) + line(b.recv_bytes);
+    } else if (g_arena != nullptr) {  // the arena holds fewer sets at this size
+      sets = &b - bufs.data();
+      break;
+    } else {
+      b.own_send.resize(b.send_bytes);
+      b.own_recv.resize(b.recv_bytes);
+      b.send = b.own_send.data();
+      b.recv = b.own_recv.data();
+    }
+    FillOnes(x.type, b.recv, b.recv_bytes / es);
+    FillOnes(x.type, b.send, b.send_bytes / es);
   }
+  if (sets == 0) return false;  // the arena is sized for the largest call: not reached
+  bufs.resize(sets);
   *native_ran = NativeSupports(x, s);
   std::vector<Impl> impls = {Impl::kWeft};
   if (*native_ran) impls.insert(impls.begin(), Impl::kNative);
@@ -66,7 +88,7 @@ bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place,
     BufferSet& b = bufs[next++ % sets];
     MPI_Barrier(x.mpi);
     double t0 = MPI_Wtime();
-    int rc = RunOnce(impl, x, s, in_place, b.send.data(), b.recv.data());
+    int rc = RunOnce(impl, x, s, in_place, b.send, b.recv);
     *seconds = MPI_Wtime() - t0;
     return rc == 0;
   };
@@ -75,8 +97,27 @@ bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place,
   for (int w = 0; w < o.warmup && ok; ++w) {
     for (Impl impl : impls) ok &= run(impl, &ignored);
   }
-  std::vector<std::vector<double>> times(2, std::vector<double>(o.iters, 0));
-  for (int it = 0; it < o.iters && ok; ++it) {
+  // Loop timing: kLoopBlocks blocks of o.iters calls back to back after one barrier, each
+  // block's time / o.iters (max over ranks, median over blocks).
+  constexpr int kLoopBlocks = 9;
+  auto block = [&](Impl impl, double* seconds) {
+    MPI_Barrier(x.mpi);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < o.iters && ok; ++i) {
+      BufferSet& b = bufs[next++ % sets];
+      ok &= RunOnce(impl, x, s, in_place, b.send, b.recv) == 0;
+    }
+    *seconds = (MPI_Wtime() - t0) / o.iters;
+  };
+  const int samples = o.loop ? kLoopBlocks : o.iters;
+  std::vector<std::vector<double>> times(2, std::vector<double>(samples, 0));
+  for (int it = 0; o.loop && it < samples && ok; ++it) {
+    for (size_t k = 0; k < impls.size() && ok; ++k) {
+      Impl impl = impls[it % 2 ? impls.size() - 1 - k : k];
+      block(impl, &times[static_cast<int>(impl)][it]);
+    }
+  }
+  for (int it = 0; !o.loop && it < o.iters && ok; ++it) {
     // Alternate which side goes first, so drift and cache effects fall on both.
     for (size_t k = 0; k < impls.size() && ok; ++k) {
       Impl impl = impls[it % 2 ? impls.size() - 1 - k : k];
@@ -88,7 +129,7 @@ bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place,
   if (!all_ok) return false;
   for (Impl impl : impls) {
     auto& t = times[static_cast<int>(impl)];
-    MPI_Allreduce(MPI_IN_PLACE, t.data(), o.iters, MPI_DOUBLE, MPI_MAX, x.mpi);
+    MPI_Allreduce(MPI_IN_PLACE, t.data(), samples, MPI_DOUBLE, MPI_MAX, x.mpi);
     Record r;
     r.collective = CollName(x.coll);
     r.bytes = s.send_bytes;
@@ -104,8 +145,8 @@ bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place,
     r.busbw = r.algbw * s.bus_factor;
     r.wrong = -1;
     if (o.check) {
-      long long wrong = static_cast<long long>(
-          Validate(impl, x, s, in_place, bufs[0].send.data(), bufs[0].recv.data()));
+      long long wrong =
+          static_cast<long long>(Validate(impl, x, s, in_place, bufs[0].send, bufs[0].recv));
       MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG_LONG, MPI_SUM, x.mpi);
       r.wrong = wrong;
     }
@@ -148,6 +189,28 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "weft-bench: weftCommInitMPI failed: %s\n", weftGetLastError(nullptr));
     MPI_Finalize();
     return 1;
+  }
+  if (o.shared_memory) {
+    // One arena for the whole sweep, the same size on every rank: the largest call's buffers,
+    // or more, up to the rotation the host sweep uses.
+    size_t need = 0;
+    for (Coll c : o.colls) {
+      x.coll = c;
+      Shape s = ShapeOf(x, o.max_bytes);
+      need = std::max(need, s.send_bytes + s.recv_bytes + s.buf_bytes + 256);
+    }
+    g_arena_bytes = std::max(need, RotationBytes());
+    void* p = nullptr;
+    if (weftMemAlloc(&p, g_arena_bytes, x.comm) != weftSuccess) {
+      std::fprintf(stderr, "weft-bench: weftMemAlloc failed: %s\n", weftGetLastError(x.comm));
+      MPI_Finalize();
+      return 1;
+    }
+    g_arena = static_cast<unsigned char*>(p);
+    if (rank == 0) {
+      std::printf("# buffers: one weftMemAlloc arena of %zu bytes (both implementations use it)\n",
+                  g_arena_bytes);
+    }
   }
   const NodeCopy node_copy = MeasureNodeCopy(MPI_COMM_WORLD);
   if (rank == 0) {
@@ -218,6 +281,7 @@ int main(int argc, char** argv) {
     }
   }
   weftCommDestroy(x.comm);
+  weftMemFree(g_arena);
   MPI_Comm_free(&x.mpi);
   MPI_Finalize();
   return failed || weft_wrong > 0 ? 1 : 0;

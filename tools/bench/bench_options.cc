@@ -15,28 +15,32 @@ constexpr Coll kAll[] = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGathe
                          Coll::kBroadcast, Coll::kReduce,        Coll::kAllToAll};
 
 void Usage() {
-  std::fprintf(stderr,
-               "usage: weft-bench "
-               "<allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|all> [flags]\n"
-               "  -b, --minbytes N   smallest per-rank send buffer (default 8; K, M, G suffixes)\n"
-               "  -e, --maxbytes N   largest (default 64M)\n"
-               "  -f, --stepfactor F multiply the size by F each step (default 2)\n"
-               "  -d, --datatype T   int8 uint8 int32 uint32 int64 uint64 half bfloat16 float "
-               "double (default double)\n"
-               "  -o, --op O         sum prod max min avg (default sum)\n"
-               "  -r, --root R       root of broadcast and reduce (default 0)\n"
-               "  -w, --warmup_iters N  untimed iterations per size (default 5)\n"
-               "  -n, --iters N      timed iterations per size (default 20)\n"
-               "  -c, --check 0|1    validate results and count #wrong (default 1)\n"
-               "      --place out|in|both  out-of-place, in-place or both (default both)\n"
-               "      --csv FILE     one row per (size, place, implementation)\n"
-               "      --json FILE    the same records as JSON\n"
-               "      --memory host|device  device: buffers in device memory of the active\n"
-               "                     backend (WEFT_DEVICE), one row per mode (default host)\n"
-               "      --modes LIST   with --memory device: copy_d2h,copy_h2d,copy_roundtrip,host,\n"
-               "                     stage_alloc,stage_reuse,weft (default: all)\n"
-               "      --elements N   one size: N elements per rank (sets -b and -e)\n"
-               "      --warmup N, --validate 0|1  aliases of -w and -c\n");
+  std::fprintf(
+      stderr,
+      "usage: weft-bench "
+      "<allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|all> [flags]\n"
+      "  -b, --minbytes N   smallest per-rank send buffer (default 8; K, M, G suffixes)\n"
+      "  -e, --maxbytes N   largest (default 64M)\n"
+      "  -f, --stepfactor F multiply the size by F each step (default 2)\n"
+      "  -d, --datatype T   int8 uint8 int32 uint32 int64 uint64 half bfloat16 float "
+      "double (default double)\n"
+      "  -o, --op O         sum prod max min avg (default sum)\n"
+      "  -r, --root R       root of broadcast and reduce (default 0)\n"
+      "  -w, --warmup_iters N  untimed iterations per size (default 5)\n"
+      "  -n, --iters N      timed iterations per size (default 20)\n"
+      "  -c, --check 0|1    validate results and count #wrong (default 1)\n"
+      "      --place out|in|both  out-of-place, in-place or both (default both)\n"
+      "      --timing call|loop  call: each call timed alone after a barrier; loop:\n"
+      "                     blocks of -n calls back to back, time / n (default call)\n"
+      "      --csv FILE     one row per (size, place, implementation)\n"
+      "      --json FILE    the same records as JSON\n"
+      "      --memory host|device|shared  device: buffers in device memory of the\n"
+      "                     active backend (WEFT_DEVICE), one row per mode; shared:\n"
+      "                     host buffers from weftMemAlloc, for both sides (default host)\n"
+      "      --modes LIST   with --memory device: copy_d2h,copy_h2d,copy_roundtrip,host,\n"
+      "                     stage_alloc,stage_reuse,weft (default: all)\n"
+      "      --elements N   one size: N elements per rank (sets -b and -e)\n"
+      "      --warmup N, --validate 0|1  aliases of -w and -c\n");
 }
 
 }  // namespace
@@ -120,7 +124,8 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       o->root = std::atoi(v.c_str());
     else if (a == "--memory") {
       o->device_memory = v == "device";
-      ok = v == "device" || v == "host";
+      o->shared_memory = v == "shared";
+      ok = v == "device" || v == "host" || v == "shared";
     } else if (a == "--modes") {
       o->modes.clear();
       for (size_t p = 0; ok && p <= v.size();) {
@@ -142,7 +147,10 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       ok = (o->iters = std::atoi(v.c_str())) > 0;
     else if (a == "-c" || a == "--check" || a == "--validate")
       o->check = std::atoi(v.c_str()) != 0;
-    else if (a == "--place") {
+    else if (a == "--timing") {
+      o->loop = v == "loop";
+      ok = v == "loop" || v == "call";
+    } else if (a == "--place") {
       o->out_of_place = v == "out" || v == "both";
       o->in_place = v == "in" || v == "both";
       ok = o->out_of_place || o->in_place;

@@ -22,9 +22,13 @@ struct Options {
   int root = 0;
   int warmup = 5, iters = 20;
   bool check = true;
+  /// --timing loop: time blocks of back-to-back calls (what a program calling in a loop sees)
+  /// instead of one call after a barrier.
+  bool loop = false;
   bool out_of_place = true, in_place = true;
   std::string csv, json;
   bool device_memory = false;  // --memory device: the device experiment (bench_device.h)
+  bool shared_memory = false;  // --memory shared: buffers from weftMemAlloc (zero copy)
   std::vector<int> modes;      // its modes, as Impl values (bench_colls.h)
   size_t elements = 0;         // --elements: one size in elements (applied after -d)
 };

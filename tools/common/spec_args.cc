@@ -91,6 +91,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
   }
   a->env.shared_memory = a->nodes == 1;
   a->env.single_copy = a->env.shared_memory;  // the simulator reaches every peer's buffers
+  a->env.zero_copy = a->env.shared_memory;
   return true;
 }
 
