@@ -19,6 +19,11 @@ namespace {
 // moment behind.
 constexpr uint64_t kSpins = 160;
 
+// A bank's stamp: its first 8 bytes (shm_segment.h).
+std::atomic<uint64_t>& Stamp(unsigned char* bank) {
+  return *reinterpret_cast<std::atomic<uint64_t>*>(bank);
+}
+
 // PeerPointer's cache entry before the lookup.
 unsigned char* const kUnknown = reinterpret_cast<unsigned char*>(~uintptr_t{0});
 
@@ -32,7 +37,7 @@ inline void CpuRelax() {
 }  // namespace
 
 bool ScheduleTransport::BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {
-  bank_base_ = 0;
+  bank_ = -1;
   if (!shm_) return false;
   if (mapped_peers_) peer_ptr_.assign(2 * shm_->nranks(), kUnknown);
   // Published whenever peers might read them: a program's own refs do not say (a bcast root
@@ -48,7 +53,7 @@ bool ScheduleTransport::BeginExecution(const void* send, const void* recv, uint6
   for (int c = 0; c < ShmSegment::kCounters; ++c) {
     base_[c] = shm_->Counter(shm_->rank(), c).load(std::memory_order_relaxed);
   }
-  return shm_->PlaceBank(bank_bytes, &bank_base_);
+  return shm_->PlaceBank(bank_bytes, &bank_);
 }
 
 unsigned char* ScheduleTransport::PeerPointer(int node_rank, int space) {
@@ -83,8 +88,17 @@ Status ScheduleTransport::Signal(int counter) {
   // Only this rank writes its counters, so a plain release store does: a locked add would
   // stall until the line, which peers are spinning on, came back exclusive.
   std::atomic<uint64_t>& c = shm_->Counter(shm_->rank(), counter);
-  c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  const uint64_t v = c.load(std::memory_order_relaxed) + 1;
+  if (bank_ >= 0 && counter == 0) {
+    // The stamp first: a peer watching it reads the data beside it in the same line.
+    Stamp(shm_->Bank(shm_->rank(), bank_)).store(v, std::memory_order_release);
+  }
+  c.store(v, std::memory_order_release);
   return weftSuccess;
+}
+
+std::atomic<uint64_t>& ScheduleTransport::Watched(int r, int c, uint64_t value) const {
+  return bank_ >= 0 && c == 0 && value > 0 ? Stamp(shm_->Bank(r, bank_)) : shm_->Counter(r, c);
 }
 
 Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, bool blocking,
@@ -93,7 +107,7 @@ Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, boo
     return weftNotSupported;
   }
   const uint64_t target = base_[counter] + value;
-  std::atomic<uint64_t>& c = shm_->Counter(peer, counter);
+  std::atomic<uint64_t>& c = Watched(peer, counter, value);
   // Wrap-safe: the difference, read as signed, says which side of the target the counter is.
   auto done = [&] { return static_cast<int64_t>(c.load(std::memory_order_acquire) - target) >= 0; };
   *reached = done();

@@ -36,7 +36,8 @@ class ScheduleTransport final : public Transport {
                   const char** why) override;
   unsigned char* PeerPointer(int node_rank, int space) override;
   unsigned char* NodeSlot(int node_rank) override {
-    return shm_ ? shm_->Slot(node_rank) + bank_base_ : nullptr;
+    if (!shm_) return nullptr;
+    return bank_ >= 0 ? shm_->Bank(node_rank, bank_) : shm_->Slot(node_rank);
   }
   Status Signal(int counter) override;
   Status WaitCounter(int node_peer, int counter, uint64_t value, bool blocking,
@@ -48,7 +49,10 @@ class ScheduleTransport final : public Transport {
   MpiTransport mpi_;
   std::shared_ptr<ShmSegment> shm_;
   uint64_t base_[ShmSegment::kCounters] = {};
-  uint64_t bank_base_ = 0;  // where this execution's bank starts in each slot
+  int bank_ = -1;  // this execution's latency bank (-1: the general slots)
+  // The word a wait on node rank r's counter c for `value` watches: the counter, or, in a
+  // banked execution, the stamp of r's bank for counter 0 past the entry value.
+  std::atomic<uint64_t>& Watched(int r, int c, uint64_t value) const;
   // PeerPointer's answers in this execution, two per node rank (send, recv); kUnknown: not
   // looked up yet.
   std::vector<unsigned char*> peer_ptr_;

@@ -107,24 +107,25 @@ TEST(Builder, FoldGroupsAreContiguousAndBalanced) {
   }
 }
 
-// Back-to-back banked executions alternate between disjoint banks and skip the entry wait;
-// anything that could overlap the previous bank starts at 0 with the wait.
-TEST(Builder, BanksNeverOverlapTheBankBefore) {
+// Back-to-back banked executions alternate between the two latency banks and skip the entry
+// wait; after anything else, or for a program too large for a bank, the full wait.
+TEST(Builder, BanksAlternateAfterBankedExecutionsOnly) {
   BankPlacer b;
-  uint64_t base = 1;
-  EXPECT_FALSE(b.Place(4096, 1000, &base)) << "first execution: nothing known before";
-  EXPECT_EQ(base, 0u);
-  EXPECT_TRUE(b.Place(4096, 1000, &base));
-  EXPECT_EQ(base, 1024u) << "after [0, 1000), at the next line";
-  EXPECT_TRUE(b.Place(4096, 1000, &base));
-  EXPECT_EQ(base, 0u) << "fits below [1024, 2024)";
-  EXPECT_TRUE(b.Place(4096, 3000, &base));
-  EXPECT_EQ(base, 1024u);
-  EXPECT_FALSE(b.Place(4096, 1500, &base)) << "fits neither below 1024 nor above 4024";
-  EXPECT_EQ(base, 0u);
-  EXPECT_FALSE(b.Place(4096, 0, &base)) << "not banked";
-  EXPECT_FALSE(b.Place(4096, 8, &base)) << "after an unbanked execution: the full wait";
-  EXPECT_EQ(base, 0u);
+  int bank = 7;
+  EXPECT_FALSE(b.Place(1000, &bank)) << "first execution: nothing known before";
+  EXPECT_EQ(bank, 0);
+  EXPECT_TRUE(b.Place(1000, &bank));
+  EXPECT_EQ(bank, 1);
+  EXPECT_TRUE(b.Place(BankPlacer::kBankBytes, &bank)) << "any size that fits a bank";
+  EXPECT_EQ(bank, 0);
+  EXPECT_FALSE(b.Place(BankPlacer::kBankBytes + 1, &bank)) << "too large: the general slot";
+  EXPECT_EQ(bank, -1);
+  EXPECT_FALSE(b.Place(8, &bank)) << "after an execution in the general slot: the full wait";
+  EXPECT_EQ(bank, 0);
+  EXPECT_FALSE(b.Place(0, &bank)) << "not banked";
+  EXPECT_EQ(bank, -1);
+  EXPECT_FALSE(b.Place(8, &bank));
+  EXPECT_EQ(bank, 0);
 }
 
 TEST(Verifier, RejectsTouchingBuffersOfMessagesInFlight) {

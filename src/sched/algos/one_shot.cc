@@ -41,21 +41,23 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
   const int P = spec.nranks;
   const uint64_t blk = spec.count * ElemBytes(spec);
   const uint64_t in = SendBytes(spec, spec.root);  // the largest send buffer
-  b.NeedShm(in);
+  // Data from byte 8: a bank's first 8 bytes are the transport's stamp (shm_segment.h).
+  constexpr uint64_t kAt = 8;
+  b.NeedShm(kAt + in);
   // Banked: when the previous execution was a oneshot too, this one writes the other bank
   // and skips the entry wait below (shm_segment.h), so back-to-back calls synchronise once.
   b.program().shm_banked = in > 0;
   // Peers have finished reading the slots of the previous execution (its second signal).
   b.WaitPeers(0, 0);
   if (spec.coll != Coll::kBroadcast || rank == spec.root) {
-    b.Copy(ShmAt(rank, 0), SendAt(0), SendBytes(spec, rank));
+    b.Copy(ShmAt(rank, kAt), SendAt(0), SendBytes(spec, rank));
   }
   b.Signal(0);
   b.WaitPeers(0, 1);
   std::vector<ir::Ref> all;
   auto slots_at = [&](uint64_t offset) {
     all.clear();
-    for (int q = 0; q < P; ++q) all.push_back(ShmAt(q, offset));
+    for (int q = 0; q < P; ++q) all.push_back(ShmAt(q, kAt + offset));
     return all;
   };
   switch (spec.coll) {
@@ -69,13 +71,13 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
       b.Reduce(RecvAt(0), slots_at(rank * blk), blk);
       break;
     case Coll::kBroadcast:
-      b.Copy(RecvAt(0), ShmAt(spec.root, 0), blk);
+      b.Copy(RecvAt(0), ShmAt(spec.root, kAt), blk);
       break;
     case Coll::kAllGather:
-      for (int q = 0; q < P; ++q) b.Copy(RecvAt(q * blk), ShmAt(q, 0), blk);
+      for (int q = 0; q < P; ++q) b.Copy(RecvAt(q * blk), ShmAt(q, kAt), blk);
       break;
     case Coll::kAllToAll:
-      for (int q = 0; q < P; ++q) b.Copy(RecvAt(q * blk), ShmAt(q, rank * blk), blk);
+      for (int q = 0; q < P; ++q) b.Copy(RecvAt(q * blk), ShmAt(q, kAt + rank * blk), blk);
       break;
   }
   b.Signal(0);

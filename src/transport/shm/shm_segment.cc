@@ -32,7 +32,7 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   seg->nranks_ = n;
   seg->slot_bytes_ = RoundUp(std::max<uint64_t>(slot_bytes, 1), kPage);
   const uint64_t counters = RoundUp(static_cast<uint64_t>(n) * kLines * 64, kPage);
-  seg->bytes_ = counters + seg->slot_bytes_ * n;
+  seg->bytes_ = counters + (kLatencyBytes + seg->slot_bytes_) * n;
 
   static std::atomic<int> serial{0};
   char name[64] = {0};
@@ -75,23 +75,19 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   return weftSuccess;
 }
 
-bool BankPlacer::Place(uint64_t slot_bytes, uint64_t bank_bytes, uint64_t* base) {
+bool BankPlacer::Place(uint64_t bank_bytes, int* bank) {
   // Why skipping the entry wait is safe: the previous banked execution waited for a signal every
-  // peer made after finishing the execution before it, so the only slot bytes a peer may still
-  // be reading are the previous bank's; this bank does not overlap them. Anything else (not
-  // banked before, a bank that does not fit beside the last) starts at 0 with the full wait.
-  bool skip = false;
-  *base = 0;
-  if (bank_bytes > 0 && hi != 0) {
-    if (bank_bytes <= lo) {
-      skip = true;
-    } else if (RoundUp(hi, 64) + bank_bytes <= slot_bytes) {
-      *base = RoundUp(hi, 64);
-      skip = true;
-    }
+  // peer made after finishing the execution before it, so the only bank a peer may still be
+  // reading is the previous one; this execution takes the other. Anything else (the program
+  // before used no bank, or this one does not fit a bank) takes the full wait.
+  if (bank_bytes == 0 || bank_bytes > kBankBytes) {
+    last = -1;
+    *bank = -1;
+    return false;
   }
-  lo = *base;
-  hi = bank_bytes > 0 ? *base + bank_bytes : 0;
+  const bool skip = last >= 0;
+  *bank = last >= 0 ? 1 - last : 0;
+  last = *bank;
   return skip;
 }
 

@@ -25,13 +25,15 @@
 
 namespace weft {
 
-/// Where banked programs put their bank in each slot (ir::Program::shm_banked), from the bank of
-/// the execution before: Place is called at every execution start on a segment.
+/// Which of a rank's two latency banks a banked program (ir::Program::shm_banked) uses, from
+/// the bank of the execution before: Place is called at every execution start on a segment.
 struct BankPlacer {
-  uint64_t lo = 0, hi = 0;  // the previous execution's bank (hi 0: it was not banked)
-  /// Places a bank of bank_bytes (0: the program is not banked) in slots of slot_bytes at
-  /// *base; returns whether the program's entry wait may be skipped.
-  bool Place(uint64_t slot_bytes, uint64_t bank_bytes, uint64_t* base);
+  static constexpr uint64_t kBankBytes = 8192;  // oneshot is chosen up to 4 KiB
+  int last = -1;                                // the previous execution's bank (-1: it used none)
+  /// For a program with banks of bank_bytes (0: not banked): *bank is 0 or 1, or -1 when the
+  /// program uses the general slot (not banked, or larger than a bank). Returns whether the
+  /// program's entry wait may be skipped.
+  bool Place(uint64_t bank_bytes, int* bank);
 };
 
 /// A mapped node segment.
@@ -46,10 +48,19 @@ class ShmSegment {
   static Status Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_ptr<ShmSegment>* out,
                        std::string* why);
 
+  /// The latency area in front of each slot: two banks for banked programs.
+  static constexpr uint64_t kLatencyBytes = 2 * BankPlacer::kBankBytes;
+
   uint64_t slot_bytes() const { return slot_bytes_; }
   int nranks() const { return nranks_; }
   int rank() const { return rank_; }
-  unsigned char* Slot(int node_rank) const { return slots_ + node_rank * slot_bytes_; }
+  unsigned char* Slot(int node_rank) const { return Bank(node_rank, 0) + kLatencyBytes; }
+  /// Bank b (0 or 1) of node rank r's latency area. Its first 8 bytes are the stamp: banked
+  /// programs' signals on counter 0 also store the counter there, and their waits on it read
+  /// the stamp, so data and signal arrive in one cache line (ir refs start at byte 8).
+  unsigned char* Bank(int node_rank, int b) const {
+    return slots_ + node_rank * (kLatencyBytes + slot_bytes_) + b * BankPlacer::kBankBytes;
+  }
   std::atomic<uint64_t>& Counter(int node_rank, int c) const {
     return *reinterpret_cast<std::atomic<uint64_t>*>(counters_ + (node_rank * kLines + c) * 64);
   }
@@ -65,9 +76,7 @@ class ShmSegment {
   /// of bank_bytes (0: the program is not banked) at *base in every slot, and returns whether
   /// its entry wait may be skipped. Every rank runs the same executions in the same order, so
   /// every rank places the same bank.
-  bool PlaceBank(uint64_t bank_bytes, uint64_t* base) {
-    return banks_.Place(slot_bytes_, bank_bytes, base);
-  }
+  bool PlaceBank(uint64_t bank_bytes, int* bank) { return banks_.Place(bank_bytes, bank); }
 
  private:
   ShmSegment() = default;
