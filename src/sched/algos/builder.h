@@ -16,6 +16,13 @@ inline ir::Ref SendAt(uint64_t o) { return At(ir::Space::kSend, o); }
 inline ir::Ref RecvAt(uint64_t o) { return At(ir::Space::kRecv, o); }
 inline ir::Ref ScratchAt(uint64_t o) { return At(ir::Space::kScratch, o); }
 inline ir::Ref ShmAt(int node_rank, uint64_t o) { return {ir::Space::kShm, node_rank, o}; }
+/// Node peer's send / receive buffer (single copy or mapped memory).
+inline ir::Ref PeerSendAt(int node_rank, uint64_t o) {
+  return {ir::Space::kPeerSend, node_rank, o};
+}
+inline ir::Ref PeerRecvAt(int node_rank, uint64_t o) {
+  return {ir::Space::kPeerRecv, node_rank, o};
+}
 /// ref moved by `bytes`.
 inline ir::Ref Plus(ir::Ref r, uint64_t bytes) {
   r.offset += bytes;

@@ -14,10 +14,6 @@
 namespace weft::sched {
 namespace {
 
-inline ir::Ref PeerSendAt(int node_rank, uint64_t o) {
-  return {ir::Space::kPeerSend, node_rank, o};
-}
-
 class SingleCopyGen final : public Generator {
  public:
   const char* name() const override { return "cma"; }

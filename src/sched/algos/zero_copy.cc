@@ -17,9 +17,6 @@
 namespace weft::sched {
 namespace {
 
-inline ir::Ref PeerSendAt(int q, uint64_t o) { return {ir::Space::kPeerSend, q, o}; }
-inline ir::Ref PeerRecvAt(int q, uint64_t o) { return {ir::Space::kPeerRecv, q, o}; }
-
 class ZeroCopyGen final : public Generator {
  public:
   const char* name() const override { return "zerocopy"; }
