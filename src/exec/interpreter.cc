@@ -98,16 +98,8 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
   *done = false;
   t_ = &t;
   if (fresh_) {
-    const bool skip_entry =
-        t.BeginExecution(bufs_.send, bufs_.recv, bc_->shm_banked ? bc_->shm_slot_bytes : 0);
+    t.BeginExecution(bufs_.send, bufs_.recv, bc_->shm_banked ? bc_->shm_slot_bytes : 0);
     fresh_ = false;
-    // A banked program placed away from the previous execution's bank need not wait for the
-    // peers to finish reading it (shm_segment.h).
-    while (skip_entry && pc_ < bc_->code.size() &&
-           bc_->code[pc_].op == static_cast<uint8_t>(ir::Opcode::kWait) &&
-           bc_->code[pc_].aux == 0 && bc_->code[pc_].value == 0) {
-      ++pc_;
-    }
   }
   const size_t es = TypeSize(bc_->dtype);
   while (pc_ < bc_->code.size()) {

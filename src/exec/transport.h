@@ -24,11 +24,8 @@ class Transport {
   // Node memory and counters, from the shared-memory transport (absent: null / NotSupported).
   /// Called at the start of every execution with its user buffers (counter values become
   /// relative to it; with single copy, the buffers are published to the node peers). For a
-  /// banked program (ir::Program::shm_banked) bank_bytes is its bank size, else 0. Returns
-  /// whether the program's leading waits on counter 0 for value 0 may be skipped.
-  virtual bool BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {
-    return false;
-  }
+  /// banked program (ir::Program::shm_banked) bank_bytes is its bank size, else 0.
+  virtual void BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {}
   /// The shm(r) slot of node rank r (of this execution's bank, for a banked program).
   virtual unsigned char* NodeSlot(int node_rank) { return nullptr; }
   /// Advances this rank's counter c by one (release: everything written before is visible to

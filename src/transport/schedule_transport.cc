@@ -36,9 +36,10 @@ inline void CpuRelax() {
 }
 }  // namespace
 
-bool ScheduleTransport::BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {
+void ScheduleTransport::BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {
   bank_ = -1;
-  if (!shm_) return false;
+  entry_lag_ = 0;
+  if (!shm_) return;
   if (mapped_peers_) peer_ptr_.assign(2 * shm_->nranks(), kUnknown);
   // Published whenever peers might read them: a program's own refs do not say (a bcast root
   // reads no peer, yet every other rank reads its buffer).
@@ -53,7 +54,7 @@ bool ScheduleTransport::BeginExecution(const void* send, const void* recv, uint6
   for (int c = 0; c < ShmSegment::kCounters; ++c) {
     base_[c] = shm_->Counter(shm_->rank(), c).load(std::memory_order_relaxed);
   }
-  return shm_->PlaceBank(bank_bytes, &bank_);
+  shm_->PlaceBank(bank_bytes, base_[0], &bank_, &entry_lag_);
 }
 
 unsigned char* ScheduleTransport::PeerPointer(int node_rank, int space) {
@@ -106,7 +107,10 @@ Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, boo
   if (!shm_ || counter < 0 || counter >= ShmSegment::kCounters || peer >= shm_->nranks()) {
     return weftNotSupported;
   }
-  const uint64_t target = base_[counter] + value;
+  // The entry wait of a banked program after a banked one asks only that the peers finished
+  // the execution before the previous one (shm_segment.h, BankPlacer).
+  const uint64_t lag = counter == 0 && value == 0 ? entry_lag_ : 0;
+  const uint64_t target = base_[counter] + value - lag;
   std::atomic<uint64_t>& c = Watched(peer, counter, value);
   // Wrap-safe: the difference, read as signed, says which side of the target the counter is.
   auto done = [&] { return static_cast<int64_t>(c.load(std::memory_order_acquire) - target) >= 0; };

@@ -30,7 +30,7 @@ class ScheduleTransport final : public Transport {
   }
   Status Complete(bool blocking, bool* done) override { return mpi_.Complete(blocking, done); }
   void Cancel() override { mpi_.Cancel(); }
-  bool BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) override;
+  void BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) override;
   bool SingleCopy() const override { return shm_ != nullptr && comm_.single_copy; }
   Status PeerCopy(int node_rank, int space, uint64_t offset, void* local, uint64_t n, bool write,
                   const char** why) override;
@@ -49,7 +49,8 @@ class ScheduleTransport final : public Transport {
   MpiTransport mpi_;
   std::shared_ptr<ShmSegment> shm_;
   uint64_t base_[ShmSegment::kCounters] = {};
-  int bank_ = -1;  // this execution's latency bank (-1: the general slots)
+  int bank_ = -1;           // this execution's latency bank (-1: the general slots)
+  uint64_t entry_lag_ = 0;  // the entry wait (counter 0, value 0) targets base - entry_lag_
   // The word a wait on node rank r's counter c for `value` watches: the counter, or, in a
   // banked execution, the stamp of r's bank for counter 0 past the entry value.
   std::atomic<uint64_t>& Watched(int r, int c, uint64_t value) const;

@@ -133,23 +133,26 @@ TEST(Ir, VerifierRejectsBoundsAliasingAndPeers) {
   EXPECT_FALSE(VerifyProgram(p, &why)) << "peer out of range";
 }
 
-// A banked program skips its entry wait after a banked one (shm_segment.h); the verifier insists
-// on the wait that makes that safe, and the flag survives the text form.
-TEST(Ir, BankedProgramsMustWaitForEveryPeer) {
+// A banked program's entry wait may be relaxed (shm_segment.h); the verifier insists that it
+// comes before the bank is touched and that the stamp word is left alone, and the flag
+// survives the text form.
+TEST(Ir, BankedProgramsWaitBeforeTouchingTheirBank) {
   Program p;
   p.nranks = 3;
-  p.send_bytes = p.recv_bytes = p.shm_slot_bytes = 8;
+  p.send_bytes = p.recv_bytes = 8;
+  p.shm_slot_bytes = 16;
   p.shm_banked = true;
-  p.code = {{Opcode::kCopy, R(Space::kShm, 0, 0), {R(Space::kSend, 0)}, 8},
-            {Opcode::kSignal, {}, {}, 0, -1, 0},
-            {Opcode::kWait, {}, {}, 0, 1, 0, 1}};
+  p.code = {{Opcode::kWait, {}, {}, 0, 1, 0, 0},
+            {Opcode::kCopy, R(Space::kShm, 8, 0), {R(Space::kSend, 0)}, 8},
+            {Opcode::kSignal, {}, {}, 0, -1, 0}};
   std::string why;
-  EXPECT_FALSE(VerifyProgram(p, &why)) << "node rank 2 is never waited for";
+  EXPECT_FALSE(VerifyProgram(p, &why)) << "node rank 2's entry wait is missing";
   EXPECT_NE(why.find("node rank 2"), std::string::npos) << why;
-  p.code.push_back({Opcode::kWait, {}, {}, 0, 2, 0, 0});
-  EXPECT_FALSE(VerifyProgram(p, &why)) << "value 0 is the entry wait, not one past it";
-  p.code.back().value = 1;
+  p.code.insert(p.code.begin() + 1, {Opcode::kWait, {}, {}, 0, 2, 0, 0});
   EXPECT_TRUE(VerifyProgram(p, &why)) << why;
+  p.code[2].dst.offset = 0;
+  EXPECT_FALSE(VerifyProgram(p, &why)) << "byte 0 of a bank is the stamp";
+  p.code[2].dst.offset = 8;
   Program back;
   ASSERT_TRUE(ParseProgram(PrintProgram(p), &back, &why)) << why;
   EXPECT_TRUE(back.shm_banked);

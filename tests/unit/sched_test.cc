@@ -107,25 +107,32 @@ TEST(Builder, FoldGroupsAreContiguousAndBalanced) {
   }
 }
 
-// Back-to-back banked executions alternate between the two latency banks and skip the entry
-// wait; after anything else, or for a program too large for a bank, the full wait.
-TEST(Builder, BanksAlternateAfterBankedExecutionsOnly) {
+// Back-to-back banked executions alternate between the two latency banks, and the entry wait
+// only asks for the execution before the previous one (its target lags by the previous
+// execution's signals); after anything else, or for a program too large for a bank, the full
+// wait at the general slot.
+TEST(Builder, BanksAlternateAndTheEntryWaitLags) {
   BankPlacer b;
   int bank = 7;
-  EXPECT_FALSE(b.Place(1000, &bank)) << "first execution: nothing known before";
+  uint64_t lag = 9;
+  b.Place(1000, 100, &bank, &lag);
   EXPECT_EQ(bank, 0);
-  EXPECT_TRUE(b.Place(1000, &bank));
+  EXPECT_EQ(lag, 0u) << "first execution: nothing known before";
+  b.Place(1000, 102, &bank, &lag);
   EXPECT_EQ(bank, 1);
-  EXPECT_TRUE(b.Place(BankPlacer::kBankBytes, &bank)) << "any size that fits a bank";
+  EXPECT_EQ(lag, 2u) << "the peers need only have finished the execution that began at 100";
+  b.Place(BankPlacer::kBankBytes, 104, &bank, &lag);
+  EXPECT_EQ(bank, 0) << "any size that fits a bank";
+  EXPECT_EQ(lag, 2u);
+  b.Place(BankPlacer::kBankBytes + 1, 106, &bank, &lag);
+  EXPECT_EQ(bank, -1) << "too large: the general slot";
+  EXPECT_EQ(lag, 0u);
+  b.Place(8, 109, &bank, &lag);
   EXPECT_EQ(bank, 0);
-  EXPECT_FALSE(b.Place(BankPlacer::kBankBytes + 1, &bank)) << "too large: the general slot";
-  EXPECT_EQ(bank, -1);
-  EXPECT_FALSE(b.Place(8, &bank)) << "after an execution in the general slot: the full wait";
-  EXPECT_EQ(bank, 0);
-  EXPECT_FALSE(b.Place(0, &bank)) << "not banked";
-  EXPECT_EQ(bank, -1);
-  EXPECT_FALSE(b.Place(8, &bank));
-  EXPECT_EQ(bank, 0);
+  EXPECT_EQ(lag, 0u) << "after an execution in the general slot: the full wait";
+  b.Place(0, 111, &bank, &lag);
+  EXPECT_EQ(bank, -1) << "not banked";
+  EXPECT_EQ(lag, 0u);
 }
 
 TEST(Verifier, RejectsTouchingBuffersOfMessagesInFlight) {

@@ -2,8 +2,9 @@
 // its slot of the node segment and signals; once every peer has signalled, each rank builds
 // its own result straight from the slots (reducing in rank order, so the op need not
 // commute and every rank computes the same bits), then signals again. The program is banked:
-// a oneshot that follows a oneshot writes the other half of the slot and needs no entry wait,
-// so back-to-back calls synchronise once each (one copy in, one pass out, one counter wait);
+// a oneshot that follows a oneshot writes the other of two latency banks and waits at its
+// start only for the peers to have finished the call before the previous one, so
+// back-to-back calls cost one copy in, one pass out and one wait on the inputs they read;
 // after any other program it waits for the peers' second signal first. No MPI at all. Every rank
 // reads the whole input of its peers it needs, so it suits small and medium messages; the cost
 // model keeps it there. Serves every collective. Needs every rank on one node.
@@ -44,16 +45,24 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
   // Data from byte 8: a bank's first 8 bytes are the transport's stamp (shm_segment.h).
   constexpr uint64_t kAt = 8;
   b.NeedShm(kAt + in);
-  // Banked: when the previous execution was a oneshot too, this one writes the other bank
-  // and skips the entry wait below (shm_segment.h), so back-to-back calls synchronise once.
+  // Banked: when the previous execution was a oneshot too, this one writes the other bank and
+  // its entry wait below asks only that the peers finished the execution before the previous
+  // one (shm_segment.h), so back-to-back calls do not synchronise at their start.
   b.program().shm_banked = in > 0;
-  // Peers have finished reading the slots of the previous execution (its second signal).
+  // Peers have finished reading this bank's last contents (the transport relaxes the target).
   b.WaitPeers(0, 0);
   if (spec.coll != Coll::kBroadcast || rank == spec.root) {
     b.Copy(ShmAt(rank, kAt), SendAt(0), SendBytes(spec, rank));
   }
   b.Signal(0);
-  b.WaitPeers(0, 1);
+  // Wait only for the inputs this rank reads: a bcast's receivers wait for the root, a reduce's
+  // root for everyone, and the root of a bcast or the senders of a reduce for nobody (as an
+  // eager MPI send returns before the receiver looks).
+  if (spec.coll == Coll::kBroadcast) {
+    if (rank != spec.root) b.Wait(spec.root, 0, 1);
+  } else if (spec.coll != Coll::kReduce || rank == spec.root) {
+    b.WaitPeers(0, 1);
+  }
   std::vector<ir::Ref> all;
   auto slots_at = [&](uint64_t offset) {
     all.clear();

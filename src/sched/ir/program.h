@@ -84,11 +84,10 @@ struct Program {
   int rank = 0, nranks = 1;
   weftDataType_t dtype = weftFloat64;
   uint64_t send_bytes = 0, recv_bytes = 0, scratch_bytes = 0, shm_slot_bytes = 0;
-  /// Banked (the latency path): the program's shm refs are relative to a bank of
-  /// shm_slot_bytes that the transport places in each slot at execution start, away from the
-  /// bank the previous execution used when that one was banked too; then the program's
-  /// leading waits on counter 0 for value 0 may be skipped (see shm_segment.h for why that is
-  /// safe). A banked program must wait on every node peer's counter 0 for a value >= 1.
+  /// Banked (the latency path): the program's shm refs address one of two latency banks that
+  /// the transport picks at execution start (the one the previous execution did not use), and
+  /// its entry waits (counter 0, value 0) may target an earlier value (shm_segment.h says why
+  /// that is safe). Its refs start at byte 8 (the transport's stamp), after its entry wait.
   bool shm_banked = false;
   std::vector<Instr> code;
   /// Pipelining metadata, not part of the text form: the step of each instruction, numbered

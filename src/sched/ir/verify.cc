@@ -149,22 +149,37 @@ struct InFlight {
   bool Empty() const { return sends.empty() && recvs.empty(); }
 };
 
-// A banked program may skip its entry wait (shm_segment.h); that is safe only because each
-// execution waits for a signal every peer makes after finishing the execution before.
+// A banked program's bank is safe to write only after its entry wait on every peer (whose
+// target the transport may relax, shm_segment.h), and the bank's first 8 bytes are the
+// transport's stamp.
 bool VerifyBanked(const Program& p, std::string* why) {
-  std::vector<bool> seen(p.nranks, false);
-  seen[p.rank] = true;
+  std::vector<bool> waited(p.nranks, false);
+  waited[p.rank] = true;
+  bool entered = false;
   for (const Instr& in : p.code) {
-    if (in.op == Opcode::kWait && in.counter == 0 && in.value >= 1 && in.peer >= 0 &&
+    if (in.op == Opcode::kWait && in.counter == 0 && in.value == 0 && in.peer >= 0 &&
         in.peer < p.nranks) {
-      seen[in.peer] = true;
+      waited[in.peer] = true;
     }
-  }
-  for (int q = 0; q < p.nranks; ++q) {
-    if (!seen[q]) {
-      *why = "rank " + std::to_string(p.rank) + ": a banked program never waits for node rank " +
-             std::to_string(q) + "'s counter 0 to pass its entry value";
-      return false;
+    std::vector<Ref> refs = in.srcs;
+    if (in.op == Opcode::kCopy || in.op == Opcode::kReduce || in.op == Opcode::kRecv) {
+      refs.push_back(in.dst);
+    }
+    for (const Ref& r : refs) {
+      if (r.space != Space::kShm) continue;
+      if (r.offset < 8) {
+        *why = "rank " + std::to_string(p.rank) + ": a banked program's shm refs start at byte " +
+               "8 (the first 8 bytes of a bank are the transport's stamp)";
+        return false;
+      }
+      entered = true;
+    }
+    for (int q = 0; entered && q < p.nranks; ++q) {
+      if (!waited[q]) {
+        *why = "rank " + std::to_string(p.rank) + ": a banked program touches its bank before " +
+               "its entry wait on node rank " + std::to_string(q);
+        return false;
+      }
     }
   }
   return true;

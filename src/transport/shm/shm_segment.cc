@@ -75,20 +75,21 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   return weftSuccess;
 }
 
-bool BankPlacer::Place(uint64_t bank_bytes, int* bank) {
-  // Why skipping the entry wait is safe: the previous banked execution waited for a signal every
-  // peer made after finishing the execution before it, so the only bank a peer may still be
-  // reading is the previous one; this execution takes the other. Anything else (the program
-  // before used no bank, or this one does not fit a bank) takes the full wait.
-  if (bank_bytes == 0 || bank_bytes > kBankBytes) {
-    last = -1;
-    *bank = -1;
-    return false;
+void BankPlacer::Place(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag) {
+  // After a banked execution this one takes the other bank, which was last written two
+  // executions ago (or earlier). Peers may still be reading the previous execution's bank, but
+  // that one is untouched; this bank is free once every peer has finished the execution before
+  // the previous one, that is, once its counter 0 reached this rank's value at the previous
+  // start. So the entry wait's target drops by the previous execution's signals. Otherwise
+  // (the program before used no bank, or this one does not fit a bank) the full wait.
+  *lag = 0;
+  *bank = -1;
+  if (bank_bytes > 0 && bank_bytes <= kBankBytes) {
+    *bank = last >= 0 ? 1 - last : 0;
+    if (last >= 0) *lag = base - last_base;
   }
-  const bool skip = last >= 0;
-  *bank = last >= 0 ? 1 - last : 0;
   last = *bank;
-  return skip;
+  last_base = base;
 }
 
 }  // namespace weft

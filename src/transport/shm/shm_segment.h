@@ -7,9 +7,10 @@
 // execution their counters agree). The rule that lets programs of any kind follow each other:
 // a program's first step waits until every peer's counter 0 has reached this rank's own (the
 // peers finished reading the slots last time), and its last signal on counter 0 comes after
-// its last read of a peer's slot. Banked programs (the latency path) may skip that first wait
-// when the previous execution was banked too: they write a bank of the slot the previous one
-// did not use (PlaceBank says why that is safe). Made when the communicator is created (small) and
+// its last read of a peer's slot. Banked programs (the latency path) relax that first wait when
+// the previous execution was banked too: they write the latency bank the previous one did not
+// use, so they only need the peers to have finished the execution before that (BankPlacer).
+// Made when the communicator is created (small) and
 // replaced by a larger one when an execution needs larger slots; old ones live on while an
 // execution still holds them.
 #pragma once
@@ -25,15 +26,18 @@
 
 namespace weft {
 
-/// Which of a rank's two latency banks a banked program (ir::Program::shm_banked) uses, from
-/// the bank of the execution before: Place is called at every execution start on a segment.
+/// Which of a rank's two latency banks a banked program (ir::Program::shm_banked) uses, and how
+/// far its entry wait may lag, from the execution before: Place is called at every execution
+/// start on a segment, with this rank's counter 0 then (equal on every rank at the same
+/// execution).
 struct BankPlacer {
   static constexpr uint64_t kBankBytes = 8192;  // oneshot is chosen up to 4 KiB
   int last = -1;                                // the previous execution's bank (-1: it used none)
-  /// For a program with banks of bank_bytes (0: not banked): *bank is 0 or 1, or -1 when the
-  /// program uses the general slot (not banked, or larger than a bank). Returns whether the
-  /// program's entry wait may be skipped.
-  bool Place(uint64_t bank_bytes, int* bank);
+  uint64_t last_base = 0;                       // counter 0 at the previous execution's start
+  /// For a program with banks of bank_bytes (0: not banked) starting at counter 0 = base:
+  /// *bank is 0 or 1, or -1 when the program uses the general slot (not banked, or larger
+  /// than a bank); *lag is how much lower than base the entry wait's target may be.
+  void Place(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag);
 };
 
 /// A mapped node segment.
@@ -76,7 +80,9 @@ class ShmSegment {
   /// of bank_bytes (0: the program is not banked) at *base in every slot, and returns whether
   /// its entry wait may be skipped. Every rank runs the same executions in the same order, so
   /// every rank places the same bank.
-  bool PlaceBank(uint64_t bank_bytes, int* bank) { return banks_.Place(bank_bytes, bank); }
+  void PlaceBank(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag) {
+    banks_.Place(bank_bytes, base, bank, lag);
+  }
 
  private:
   ShmSegment() = default;
