@@ -76,10 +76,10 @@ class ShmSegment {
   PeerInfo& Info(int node_rank) const {
     return *reinterpret_cast<PeerInfo*>(counters_ + (node_rank * kLines + kCounters) * 64);
   }
-  /// Called at every execution start on this segment: places the bank of a banked program
-  /// of bank_bytes (0: the program is not banked) at *base in every slot, and returns whether
-  /// its entry wait may be skipped. Every rank runs the same executions in the same order, so
-  /// every rank places the same bank.
+  /// Called at every execution start on this segment with this rank's counter 0 (base): the
+  /// bank a banked program of bank_bytes uses (0: not banked) and its entry wait's lag
+  /// (BankPlacer). Every rank runs the same executions in the same order, so every rank picks
+  /// the same bank.
   void PlaceBank(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag) {
     banks_.Place(bank_bytes, base, bank, lag);
   }
