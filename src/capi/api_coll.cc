@@ -2,6 +2,7 @@
 #include "capi/guard.h"
 #include "coll/coll_args.h"
 #include "coll/run_blocking.h"
+#include "comm/mem_window.h"
 #include "core/params.h"
 #include "device/buffer_route.h"
 #include "device/comm_device.h"
@@ -30,6 +31,9 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
       // Host buffers may be the target of work queued on the stream: it finishes first.
       return comm->Fail(weftUnhandledDeviceError, "%s: %s", fn, ThreadLastError());
     }
+    // Only the user's own buffers can be weftMemAlloc memory (staged chunks never are), so the
+    // zero-copy agreement is made here rather than for every staged chunk.
+    WEFT_CHECK(AgreeZeroCopy(*comm, &a));
     return RunHostBlocking(*comm, a);
   });
 }

@@ -3,15 +3,12 @@
 #include <memory>
 
 #include "coll/build_collective.h"
-#include "comm/mem_window.h"
 #include "comm/program_cache.h"
 #include "core/log.h"
 
 namespace weft {
 
-Status RunHostBlocking(Comm& comm, const CollArgs& args) {
-  CollArgs a = args;
-  WEFT_CHECK(AgreeZeroCopy(comm, &a));
+Status RunHostBlocking(Comm& comm, const CollArgs& a) {
   NativeProgram* program = comm.cache->Find(a);
   std::unique_ptr<NativeProgram> uncached;
   if (program == nullptr) {

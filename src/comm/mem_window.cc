@@ -41,8 +41,8 @@ void Unmap(Window& w) {
 // Maps node peers' memfds (opened through /proc/<pid>/fd, which the same ptrace rules as CMA
 // govern). False with the reason in *why when any cannot be mapped.
 bool MapPeers(Comm& comm, Window* w, int fd, std::string* why) {
-  const int P = static_cast<int>(comm.topo.ranks_of_node[0].size());
-  int me = 0;
+  int P = 1, me = 0;
+  PMPI_Comm_size(comm.node_comm, &P);
   PMPI_Comm_rank(comm.node_comm, &me);
   uint64_t mine[3] = {static_cast<uint64_t>(getpid()), static_cast<uint64_t>(fd),
                       reinterpret_cast<uintptr_t>(w->base)};

@@ -111,17 +111,16 @@ bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place,
   };
   const int samples = o.loop ? kLoopBlocks : o.iters;
   std::vector<std::vector<double>> times(2, std::vector<double>(samples, 0));
-  for (int it = 0; o.loop && it < samples && ok; ++it) {
-    for (size_t k = 0; k < impls.size() && ok; ++k) {
-      Impl impl = impls[it % 2 ? impls.size() - 1 - k : k];
-      block(impl, &times[static_cast<int>(impl)][it]);
-    }
-  }
-  for (int it = 0; !o.loop && it < o.iters && ok; ++it) {
+  for (int it = 0; it < samples && ok; ++it) {
     // Alternate which side goes first, so drift and cache effects fall on both.
     for (size_t k = 0; k < impls.size() && ok; ++k) {
       Impl impl = impls[it % 2 ? impls.size() - 1 - k : k];
-      ok &= run(impl, &times[static_cast<int>(impl)][it]);
+      double* t = &times[static_cast<int>(impl)][it];
+      if (o.loop) {
+        block(impl, t);
+      } else {
+        ok &= run(impl, t);
+      }
     }
   }
   int all_ok = ok;

@@ -149,6 +149,16 @@ struct InFlight {
   bool Empty() const { return sends.empty() && recvs.empty(); }
 };
 
+// The buffer refs an instruction touches (its destination where it has one, and its sources).
+std::vector<const Ref*> TouchedRefs(const Instr& in) {
+  std::vector<const Ref*> refs;
+  if (in.op == Opcode::kCopy || in.op == Opcode::kReduce || in.op == Opcode::kRecv) {
+    refs.push_back(&in.dst);
+  }
+  for (const Ref& x : in.srcs) refs.push_back(&x);
+  return refs;
+}
+
 // A banked program's bank is safe to write only after its entry wait on every peer (whose
 // target the transport may relax, shm_segment.h), and the bank's first 8 bytes are the
 // transport's stamp.
@@ -161,13 +171,9 @@ bool VerifyBanked(const Program& p, std::string* why) {
         in.peer < p.nranks) {
       waited[in.peer] = true;
     }
-    std::vector<Ref> refs = in.srcs;
-    if (in.op == Opcode::kCopy || in.op == Opcode::kReduce || in.op == Opcode::kRecv) {
-      refs.push_back(in.dst);
-    }
-    for (const Ref& r : refs) {
-      if (r.space != Space::kShm) continue;
-      if (r.offset < 8) {
+    for (const Ref* r : TouchedRefs(in)) {
+      if (r->space != Space::kShm) continue;
+      if (r->offset < 8) {
         *why = "rank " + std::to_string(p.rank) + ": a banked program's shm refs start at byte " +
                "8 (the first 8 bytes of a bank are the transport's stamp)";
         return false;
@@ -225,9 +231,7 @@ bool VerifyMatching(const std::vector<Program>& programs, std::string* why) {
   for (int r = 0; r < P; ++r) {
     const Program& p = programs[r];
     for (const Instr& in : p.code) {
-      std::vector<const Ref*> refs = {&in.dst};
-      for (const Ref& x : in.srcs) refs.push_back(&x);
-      for (const Ref* x : refs) {
+      for (const Ref* x : TouchedRefs(in)) {
         if (x->space != Space::kPeerSend && x->space != Space::kPeerRecv) continue;
         if (in.op != Opcode::kCopy && in.op != Opcode::kReduce) continue;
         const Program& peer = programs[x->rank];

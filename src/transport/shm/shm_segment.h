@@ -10,9 +10,8 @@
 // its last read of a peer's slot. Banked programs (the latency path) relax that first wait when
 // the previous execution was banked too: they write the latency bank the previous one did not
 // use, so they only need the peers to have finished the execution before that (BankPlacer).
-// Made when the communicator is created (small) and
-// replaced by a larger one when an execution needs larger slots; old ones live on while an
-// execution still holds them.
+// Made when the communicator is created (small) and replaced by a larger one when an execution
+// needs larger slots; old ones live on while an execution still holds them.
 #pragma once
 
 #include <mpi.h>
