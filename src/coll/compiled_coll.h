@@ -43,6 +43,11 @@ class CompiledColl {
   /// Before an execution that uses the node segment: lets the previous user finish and takes
   /// the communicator's current segment (grown if this program needs larger slots).
   Status ClaimNodeSegment(Comm& comm);
+  /// Whether this execution writes shared slots with streaming stores (WEFT_SHM_STREAM): with
+  /// auto, every kProbeEvery-th execution of kProbeMinBytes or more probes placement first.
+  Status ChooseSlotStores(Comm& comm, ShmSegment& seg);
+  static constexpr uint64_t kProbeMinBytes = 256 * 1024;
+  static constexpr uint64_t kProbeEvery = 32;
   Comm& comm_;
   ScheduleTransport transport_;
   Interpreter interp_;

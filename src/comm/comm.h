@@ -40,6 +40,11 @@ struct weftComm {
   /// weftMemAlloc has made node-shared memory on this communicator (collectively, so every
   /// rank agrees): large calls agree whether their buffers are all in it (zero copy).
   bool mem_shared = false;
+  /// Shared slots are written with non-temporal stores (WEFT_SHM_STREAM; with auto, the last
+  /// placement probe found node ranks that do not share a cache).
+  bool shm_stream = false;
+  /// Executions of 256 KiB or more on shared memory so far: every 32nd probes placement.
+  uint64_t large_shm_execs = 0;
   /// Executions of compiled collectives started so far (their message slots; see
   /// transport/mpi/mpi_transport.h).
   std::atomic<uint32_t> schedule_starts{0};

@@ -44,6 +44,10 @@ unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
 }
 
 namespace {
+// Shared-slot writes shorter than this stay plain stores (a streamed line costs a full write to
+// memory; latency-path messages are read at once by a peer).
+constexpr uint64_t kStreamShmMin = 4096;
+
 bool IsPeer(uint8_t space) {
   return space == static_cast<uint8_t>(ir::Space::kPeerSend) ||
          space == static_cast<uint8_t>(ir::Space::kPeerRecv);
@@ -58,7 +62,9 @@ Status Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64
   for (size_t i = first; i < first + count; ++i) {
     const sched::BcInstr& in = bc_->code[i];
     const sched::BcRef& dref = bc_->refs[in.ref];
-    const bool stream = bufs_.stream_recv && static_cast<ir::Space>(dref.space) == ir::Space::kRecv;
+    const auto dspace = static_cast<ir::Space>(dref.space);
+    const bool stream = (bufs_.stream_recv && dspace == ir::Space::kRecv) ||
+                        (bufs_.stream_shm && dspace == ir::Space::kShm && len >= kStreamShmMin);
     if (in.op == static_cast<uint8_t>(ir::Opcode::kCopy)) {
       const sched::BcRef& sref = bc_->refs[in.ref + 1];
       unsigned char* dst = Resolve(dref);

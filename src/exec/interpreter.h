@@ -21,6 +21,9 @@ struct ExecBuffers {
   /// Write the receive buffer with non-temporal stores (a large result the caller will not
   /// find in cache anyway; WEFT_NT_MIN_BYTES).
   bool stream_recv = false;
+  /// Write shared slots with non-temporal stores (node peers that do not share this core's
+  /// cache read them from memory faster than from this cache; WEFT_SHM_STREAM).
+  bool stream_shm = false;
 };
 
 /// One execution at a time of one bytecode program.

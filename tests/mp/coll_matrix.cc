@@ -6,7 +6,7 @@
 // stream; mixed: one side of each call on the device, the other on the host, alternating by
 // call and by rank, so ranks of one call differ too; default stream; shared: every buffer is
 // carved from one weftMemAlloc arena, with counts past the zero-copy threshold, and a plan
-// must report the zerocopy schedule).
+// must report the zerocopy schedule), --counts a,b,... (instead of the default counts).
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -307,10 +307,16 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   bool quick = false;
   uint64_t seed = 1;
+  std::vector<size_t> forced_counts;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") quick = true;
     if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    if (a == "--counts" && i + 1 < argc) {
+      for (char* p = argv[++i]; *p != '\0'; p += *p == ',') {
+        forced_counts.push_back(std::strtoull(p, &p, 10));
+      }
+    }
     if (a == "--memory" && i + 1 < argc) {
       std::string m = argv[++i];
       g_memory = m == "device"   ? Memory::kDevice
@@ -345,6 +351,7 @@ int main(int argc, char** argv) {
     // Odd and past weft's zero-copy threshold (64 KiB per rank) for every type.
     counts = {0, 7, 70001};
   }
+  if (!forced_counts.empty()) counts = forced_counts;
   for (int ti = 0; ti < weftNumTypes; ++ti) {
     auto t = static_cast<weftDataType_t>(ti);
     for (size_t n : counts) {

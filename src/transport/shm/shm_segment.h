@@ -43,7 +43,8 @@ struct BankPlacer {
 class ShmSegment {
  public:
   static constexpr int kCounters = 4;
-  static constexpr int kLines = kCounters + 1;  // cache lines per rank: counters, PeerInfo
+  /// Cache lines per rank: counters, PeerInfo, and the placement probe's ping and echo.
+  static constexpr int kLines = kCounters + 3;
 
   ~ShmSegment();
   /// Collective over node_comm: creates and maps a segment with slots of at least slot_bytes.
@@ -75,6 +76,19 @@ class ShmSegment {
   PeerInfo& Info(int node_rank) const {
     return *reinterpret_cast<PeerInfo*>(counters_ + (node_rank * kLines + kCounters) * 64);
   }
+  /// The placement probe's lines of node rank r (placement_probe.h): `ping` is written by node
+  /// rank 0 (its word 1 holds the verdict in rank 0's line), `echo` by rank r.
+  std::atomic<uint64_t>& ProbePing(int node_rank, int word = 0) const {
+    return reinterpret_cast<std::atomic<uint64_t>*>(
+        counters_ + (node_rank * kLines + kCounters + 1) * 64)[word];
+  }
+  std::atomic<uint64_t>& ProbeEcho(int node_rank) const {
+    return *reinterpret_cast<std::atomic<uint64_t>*>(counters_ +
+                                                     (node_rank * kLines + kCounters + 2) * 64);
+  }
+  /// Probes run on this segment so far (the same on every rank: they run at the same
+  /// executions).
+  uint64_t probes = 0;
   /// Called at every execution start on this segment with this rank's counter 0 (base): the
   /// bank a banked program of bank_bytes uses (0: not banked) and its entry wait's lag
   /// (BankPlacer). Every rank runs the same executions in the same order, so every rank picks

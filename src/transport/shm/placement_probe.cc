@@ -1,0 +1,91 @@
+#include "transport/shm/placement_probe.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace weft {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kBatches = 8;  // the fastest batch counts: a preempted one is discarded
+constexpr int kTripsPerBatch = 8;
+constexpr uint64_t kValuesPerProbe = 1024;  // > kBatches * kTripsPerBatch
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Waits until pred() holds: spins, then yields (the peer may not have reached the probe yet).
+template <typename Pred>
+bool WaitFor(Pred pred, Clock::time_point deadline) {
+  for (uint64_t i = 0;; ++i) {
+    if (pred()) return true;
+    if (i < 4096) {
+      CpuRelax();
+      continue;
+    }
+    sched_yield();
+    if ((i & 1023) == 0 && Clock::now() > deadline) return false;
+  }
+}
+
+}  // namespace
+
+Status ProbePlacement(ShmSegment& seg, int timeout_s, PlacementProbe* out, const char** why) {
+  const uint64_t gen = ++seg.probes;
+  const uint64_t first = gen * kValuesPerProbe;
+  const auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
+  std::atomic<uint64_t>& verdict = seg.ProbePing(0, 1);
+  if (seg.rank() == 0) {
+    double worst = 0;
+    for (int r = 1; r < seg.nranks(); ++r) {
+      std::atomic<uint64_t>& ping = seg.ProbePing(r);
+      std::atomic<uint64_t>& echo = seg.ProbeEcho(r);
+      uint64_t v = first;
+      double best = 1e300;
+      for (int b = 0; b < kBatches; ++b) {
+        const auto t0 = Clock::now();
+        for (int i = 0; i < kTripsPerBatch; ++i) {
+          ping.store(++v, std::memory_order_release);
+          auto back = [&] { return echo.load(std::memory_order_acquire) == v; };
+          if (!WaitFor(back, deadline)) {
+            *why = "a node peer did not answer the placement probe";
+            return weftTimeout;
+          }
+        }
+        const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+        best = std::min(best, ns / kTripsPerBatch);
+      }
+      worst = std::max(worst, best);
+    }
+    out->max_rtt_ns = worst;
+    out->remote = worst > kRemoteRttNs;
+    verdict.store(gen * 2 + (out->remote ? 1 : 0), std::memory_order_release);
+    return weftSuccess;
+  }
+  std::atomic<uint64_t>& ping = seg.ProbePing(seg.rank());
+  std::atomic<uint64_t>& echo = seg.ProbeEcho(seg.rank());
+  for (uint64_t v = first + 1; v <= first + kBatches * kTripsPerBatch; ++v) {
+    auto pinged = [&] { return ping.load(std::memory_order_acquire) == v; };
+    if (!WaitFor(pinged, deadline)) {
+      *why = "node rank 0 did not run the placement probe";
+      return weftTimeout;
+    }
+    echo.store(v, std::memory_order_release);
+  }
+  auto decided = [&] { return verdict.load(std::memory_order_acquire) / 2 == gen; };
+  if (!WaitFor(decided, deadline)) {
+    *why = "node rank 0 did not publish the placement probe's verdict";
+    return weftTimeout;
+  }
+  out->remote = verdict.load(std::memory_order_relaxed) % 2 == 1;
+  out->max_rtt_ns = 0;  // measured on node rank 0 only
+  return weftSuccess;
+}
+
+}  // namespace weft
