@@ -6,7 +6,6 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "sched/compile.h"
-#include "transport/shm/placement_probe.h"
 
 namespace weft {
 namespace {
@@ -161,8 +160,10 @@ Status CompiledColl::ClaimNodeSegment(Comm& comm) {
 }
 
 Status CompiledColl::ChooseSlotStores(Comm& comm, ShmSegment& seg) {
-  const std::string mode = GetParams().WEFT_SHM_STREAM;
-  if (mode != "auto") {
+  // Parsed once (every execution on shared memory comes here).
+  static const std::string mode = GetParams().WEFT_SHM_STREAM;
+  static const bool automatic = mode == "auto";
+  if (!automatic) {
     comm.shm_stream = mode == "1";
     return weftSuccess;
   }
@@ -173,26 +174,9 @@ Status CompiledColl::ChooseSlotStores(Comm& comm, ShmSegment& seg) {
   if (call_bytes < kProbeMinBytes || comm.node_oversubscribed || seg.nranks() < 2) {
     return weftSuccess;
   }
-  if (comm.large_shm_execs++ % kProbeEvery != 0) return weftSuccess;
-  PlacementProbe probe;
-  const char* why = nullptr;
-  if (ProbePlacement(seg, GetParams().WEFT_TIMEOUT_S, &probe, &why) != weftSuccess) {
-    comm.broken = weftTimeout;
-    return comm.Fail(weftTimeout, "placement probe: %s (WEFT_TIMEOUT_S)", why);
-  }
-  if (probe.remote != comm.shm_stream || comm.large_shm_execs == 1) {
-    const char* verdict = probe.remote
-                              ? "ranks do not share a cache: slots written with streaming stores"
-                              : "ranks share a cache: slots written with plain stores";
-    if (seg.rank() == 0) {
-      WEFT_INFO(kColl, "placement probe: slowest cache-line round trip %.0f ns: %s",
-                probe.max_rtt_ns, verdict);
-    } else {
-      WEFT_INFO(kColl, "placement probe (node rank 0's verdict): %s", verdict);
-    }
-  }
-  comm.shm_stream = probe.remote;
-  return weftSuccess;
+  // The communicator's creation probed first; every kProbeEvery-th large execution reprobes.
+  if (++comm.large_shm_execs % kProbeEvery != 0) return weftSuccess;
+  return comm.ProbeNodePlacement(seg);
 }
 
 ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scratch) const {

@@ -17,6 +17,7 @@
 #include "device/binding.h"
 #include "device/comm_device.h"
 #include "transport/cma/cma.h"
+#include "transport/shm/placement_probe.h"
 #include "transport/shm/shm_segment.h"
 
 namespace weft {
@@ -127,6 +128,11 @@ Status CreateComm(MPI_Comm user, Comm** out) {
   if (params.WEFT_SHM != 0 && comm->topo.num_nodes() == 1 && comm->size > 1) {
     std::shared_ptr<ShmSegment> seg;
     comm->NodeSegment(kInitialSlotBytes, &seg);
+    // Known (and logged at INFO) before the first call, whatever WEFT_SHM_STREAM says; with
+    // auto, large executions reprobe.
+    if (seg && !comm->node_oversubscribed) {
+      comm->ProbeNodePlacement(*seg);  // a failure is recorded and the communicator broken
+    }
     if (params.WEFT_CMA != 0 && comm->has_node_segment()) {
       std::string why;
       comm->single_copy = cma::Probe(comm->node_comm, &why);
@@ -236,4 +242,29 @@ weft::Status weftComm::CheckUsable(const char* fn) {
 std::string weftComm::LastError() const {
   std::lock_guard<std::mutex> lk(err_mu_);
   return last_error_;
+}
+
+weft::Status weftComm::ProbeNodePlacement(weft::ShmSegment& seg) {
+  using namespace weft;
+  const bool first = !placement_probed_;
+  placement_probed_ = true;
+  PlacementProbe probe;
+  const char* why = nullptr;
+  if (ProbePlacement(seg, GetParams().WEFT_TIMEOUT_S, &probe, &why) != weftSuccess) {
+    broken = weftTimeout;
+    return Fail(weftTimeout, "placement probe: %s (WEFT_TIMEOUT_S)", why);
+  }
+  if (probe.remote != shm_stream || first) {
+    const char* verdict = probe.remote
+                              ? "ranks do not share a cache: slots written with streaming stores"
+                              : "ranks share a cache: slots written with plain stores";
+    if (seg.rank() == 0) {
+      WEFT_INFO(kColl, "placement probe: slowest cache-line round trip %.0f ns: %s",
+                probe.max_rtt_ns, verdict);
+    } else {
+      WEFT_INFO(kColl, "placement probe (node rank 0's verdict): %s", verdict);
+    }
+  }
+  shm_stream = probe.remote;
+  return weftSuccess;
 }

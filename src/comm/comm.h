@@ -73,6 +73,10 @@ struct weftComm {
   /// hit on one rank may be a build on another. Returns false if shared memory is unavailable
   /// (reason logged once).
   bool NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment>* out);
+  /// Node rank 0 times a cache line's round trip with every node peer through seg (collective
+  /// over the node's ranks) and shm_stream takes the verdict (placement_probe.h); logged at
+  /// INFO when it changes. weftTimeout (the communicator broken) when a peer does not answer.
+  weft::Status ProbeNodePlacement(weft::ShmSegment& seg);
   /// A node segment was made when the communicator was created (every rank on one node,
   /// WEFT_SHM=1) and no later growth failed: shared-memory schedules may be chosen.
   bool has_node_segment() const { return shm_ != nullptr && !shm_failed_; }
@@ -83,6 +87,7 @@ struct weftComm {
  private:
   std::unique_ptr<unsigned char[]> sched_scratch_;
   std::shared_ptr<weft::ShmSegment> shm_;
+  bool placement_probed_ = false;
   bool shm_failed_ = false;
   size_t sched_scratch_size_ = 0;
   mutable std::mutex err_mu_;
