@@ -39,6 +39,9 @@ struct CollArgs {
   bool in_place = false;  // set by ValidateArgs
   /// Every rank's buffers lie in node-shared weftMemAlloc memory (set by AgreeZeroCopy).
   bool zero_copy = false;
+  /// Shared slots are written with streaming stores (Comm::SlotsStreamed when the program is
+  /// looked up or built): the choice of schedule depends on it.
+  bool slots_streamed = false;
 };
 
 /// CollArgs from a C API call's arguments (root doubles as the peer of Send/Recv).

@@ -68,6 +68,7 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   env.shared_memory = comm.has_node_segment();
   env.single_copy = env.shared_memory && comm.single_copy;
   env.zero_copy = env.shared_memory && args.zero_copy;
+  env.slots_streamed = env.shared_memory && args.slots_streamed;
   tune::CostModel model;
   if (comm.topo.num_nodes() > 1) {
     model.ranks_per_node = static_cast<int>(comm.topo.ranks_of_node[0].size());
@@ -160,13 +161,8 @@ Status CompiledColl::ClaimNodeSegment(Comm& comm) {
 }
 
 Status CompiledColl::ChooseSlotStores(Comm& comm, ShmSegment& seg) {
-  // Parsed once (every execution on shared memory comes here).
-  static const std::string mode = GetParams().WEFT_SHM_STREAM;
-  static const bool automatic = mode == "auto";
-  if (!automatic) {
-    comm.shm_stream = mode == "1";
-    return weftSuccess;
-  }
+  static const bool automatic = GetParams().WEFT_SHM_STREAM == "auto";  // parsed once
+  if (!automatic) return weftSuccess;
   // Every rank runs the same executions with the same counts, so every rank probes at the same
   // one. Small calls keep the last verdict (a probe costs tens of microseconds); oversubscribed
   // nodes keep plain stores (a round trip there measures the scheduler).
@@ -185,7 +181,7 @@ ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scratch) cons
   b.recv = reinterpret_cast<unsigned char*>(bind.recv);
   b.scratch = scratch;
   // Latency banks are read at once and share their first line with the stamp: plain stores.
-  b.stream_shm = comm_.shm_stream && !bytecode.shm_banked;
+  b.stream_shm = comm_.SlotsStreamed() && !bytecode.shm_banked;
   // Stream the result (non-temporal stores) when the user buffers this call touches exceed
   // what a core's cache keeps and most of the receive buffer is cold: an out-of-place result
   // would not stay cached anyway, and streaming spares a read for ownership of every cold line.

@@ -8,7 +8,9 @@
 
 namespace weft {
 
-Status RunHostBlocking(Comm& comm, const CollArgs& a) {
+Status RunHostBlocking(Comm& comm, const CollArgs& args) {
+  CollArgs a = args;
+  a.slots_streamed = comm.SlotsStreamed();  // the same on every rank at the same call
   NativeProgram* program = comm.cache->Find(a);
   std::unique_ptr<NativeProgram> uncached;
   if (program == nullptr) {

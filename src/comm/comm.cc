@@ -254,7 +254,7 @@ weft::Status weftComm::ProbeNodePlacement(weft::ShmSegment& seg) {
     broken = weftTimeout;
     return Fail(weftTimeout, "placement probe: %s (WEFT_TIMEOUT_S)", why);
   }
-  if (probe.remote != shm_stream || first) {
+  if (probe.remote != ranks_distant || first) {
     const char* verdict = probe.remote
                               ? "ranks do not share a cache: slots written with streaming stores"
                               : "ranks share a cache: slots written with plain stores";
@@ -265,6 +265,11 @@ weft::Status weftComm::ProbeNodePlacement(weft::ShmSegment& seg) {
       WEFT_INFO(kColl, "placement probe (node rank 0's verdict): %s", verdict);
     }
   }
-  shm_stream = probe.remote;
+  ranks_distant = probe.remote;
   return weftSuccess;
+}
+
+bool weftComm::SlotsStreamed() const {
+  static const std::string mode = weft::GetParams().WEFT_SHM_STREAM;  // parsed once
+  return mode == "auto" ? ranks_distant : mode == "1";
 }

@@ -40,9 +40,8 @@ struct weftComm {
   /// weftMemAlloc has made node-shared memory on this communicator (collectively, so every
   /// rank agrees): large calls agree whether their buffers are all in it (zero copy).
   bool mem_shared = false;
-  /// Shared slots are written with non-temporal stores (WEFT_SHM_STREAM; with auto, the last
-  /// placement probe found node ranks that do not share a cache).
-  bool shm_stream = false;
+  /// The last placement probe found node ranks that do not share a cache (placement_probe.h).
+  bool ranks_distant = false;
   /// Executions of 256 KiB or more on shared memory so far: every 32nd probes placement.
   uint64_t large_shm_execs = 0;
   /// Executions of compiled collectives started so far (their message slots; see
@@ -74,9 +73,12 @@ struct weftComm {
   /// (reason logged once).
   bool NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment>* out);
   /// Node rank 0 times a cache line's round trip with every node peer through seg (collective
-  /// over the node's ranks) and shm_stream takes the verdict (placement_probe.h); logged at
-  /// INFO when it changes. weftTimeout (the communicator broken) when a peer does not answer.
+  /// over the node's ranks) and ranks_distant takes the verdict (placement_probe.h); logged
+  /// at INFO when it changes. weftTimeout (the communicator broken) when a peer does not answer.
   weft::Status ProbeNodePlacement(weft::ShmSegment& seg);
+  /// Shared slots are written with non-temporal stores: WEFT_SHM_STREAM=1, or auto and the
+  /// ranks are distant. Schedule selection and the program cache key on it (CollArgs).
+  bool SlotsStreamed() const;
   /// A node segment was made when the communicator was created (every rank on one node,
   /// WEFT_SHM=1) and no later growth failed: shared-memory schedules may be chosen.
   bool has_node_segment() const { return shm_ != nullptr && !shm_failed_; }

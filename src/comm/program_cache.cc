@@ -7,7 +7,7 @@ namespace weft {
 size_t ProgramCache::KeyHash::operator()(const CollArgs& a) const {
   size_t h = std::hash<size_t>()(a.count);
   auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
-  mix(a.in_place | a.zero_copy << 1);
+  mix(a.in_place | a.zero_copy << 1 | a.slots_streamed << 2);
   mix(static_cast<size_t>(a.kind) << 16 | static_cast<size_t>(a.type) << 8 |
       static_cast<size_t>(a.op));
   mix(static_cast<size_t>(a.root));
@@ -16,7 +16,8 @@ size_t ProgramCache::KeyHash::operator()(const CollArgs& a) const {
 
 bool ProgramCache::KeyEq::operator()(const CollArgs& a, const CollArgs& b) const {
   return a.kind == b.kind && a.count == b.count && a.type == b.type && a.op == b.op &&
-         a.root == b.root && a.in_place == b.in_place && a.zero_copy == b.zero_copy;
+         a.root == b.root && a.in_place == b.in_place && a.zero_copy == b.zero_copy &&
+         a.slots_streamed == b.slots_streamed;
 }
 
 NativeProgram* ProgramCache::Find(const CollArgs& args) {

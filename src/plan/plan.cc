@@ -28,6 +28,7 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
                         "(each chunk runs the host schedule chosen for its size)";
   } else {
     WEFT_CHECK(AgreeZeroCopy(comm, &plan->args));
+    plan->args.slots_streamed = comm.SlotsStreamed();
     WEFT_CHECK(BuildCollective(comm, plan->args, &plan->program));
     plan->description = DescribeCollective(comm, plan->args, plan->program);
   }

@@ -27,10 +27,15 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
   // instead of two, 1.37-1.75x native against shmpipe's 1.0-1.26x from 64 KiB to 16 MiB (two
   // runs of WEFT_RECIPE=cma|shmpipe weft-bench broadcast -b 64K -e 16M -f 4). For allgather and
   // alltoall it measured slower than shmpipe (CMA copies at about half memcpy's speed here).
+  // Where the ranks do not share a cache and slots are streamed, shmpipe wins instead: 2.3-2.6x
+  // native at 64 KiB-16 MiB against cma's 1.0-1.5x in that state (one run of each recipe,
+  // WEFT_DEBUG=INFO weft-bench broadcast -b 64K -e 16M -f 4, the probe's line saying which).
   if (env.shared_memory) {
     if (env.zero_copy) add("zerocopy", {});
     const uint64_t largest = std::max(SendBytes(spec, spec.root), RecvBytes(spec, spec.root));
-    if (spec.coll == Coll::kBroadcast && largest >= (64u << 10)) add("cma", {});
+    if (spec.coll == Coll::kBroadcast && largest >= (64u << 10) && !env.slots_streamed) {
+      add("cma", {});
+    }
     if (out.empty()) add(largest <= (4u << 10) ? "oneshot" : "shmpipe", {});
     if (!out.empty()) return out;
   }

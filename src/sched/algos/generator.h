@@ -22,6 +22,8 @@ struct GenEnv {
   /// Every rank's buffers of this call are mapped in every node peer (weftMemAlloc): the
   /// peer spaces may be read and written like local memory, reductions included.
   bool zero_copy = false;
+  /// Slot writes go to memory with streaming stores (the ranks do not share a cache).
+  bool slots_streamed = false;
 };
 
 /// One algorithm.
