@@ -55,7 +55,7 @@ void ScheduleTransport::BeginExecution(const void* send, const void* recv, uint6
   for (int c = 0; c < ShmSegment::kCounters; ++c) {
     base_[c] = shm_->Counter(shm_->rank(), c).load(std::memory_order_relaxed);
   }
-  shm_->PlaceBank(bank_bytes, base_[0], &bank_, &entry_lag_);
+  shm_->PlaceBank(bank_bytes, base_[0], &bank_, &entry_lag_, &settled_);
 }
 
 unsigned char* ScheduleTransport::PeerPointer(int node_rank, int space) {
@@ -91,8 +91,9 @@ Status ScheduleTransport::Signal(int counter) {
   // stall until the line, which peers are spinning on, came back exclusive.
   std::atomic<uint64_t>& c = shm_->Counter(shm_->rank(), counter);
   const uint64_t v = c.load(std::memory_order_relaxed) + 1;
-  if (bank_ >= 0 && counter == 0) {
-    // The stamp first: a peer watching it reads the data beside it in the same line.
+  if (bank_ >= 0 && counter == 0 && v == base_[0] + 1) {
+    // The stamp first: a peer watching it reads the data beside it in the same line. Only the
+    // first signal: later ones would take the line back while peers read the data in it.
     Stamp(shm_->Bank(shm_->rank(), bank_)).store(v, std::memory_order_release);
   }
   c.store(v, std::memory_order_release);
@@ -100,7 +101,7 @@ Status ScheduleTransport::Signal(int counter) {
 }
 
 std::atomic<uint64_t>& ScheduleTransport::Watched(int r, int c, uint64_t value) const {
-  return bank_ >= 0 && c == 0 && value > 0 ? Stamp(shm_->Bank(r, bank_)) : shm_->Counter(r, c);
+  return bank_ >= 0 && c == 0 && value == 1 ? Stamp(shm_->Bank(r, bank_)) : shm_->Counter(r, c);
 }
 
 Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, bool blocking,
@@ -110,21 +111,31 @@ Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, boo
   }
   // The entry wait of a banked program after a banked one asks only that the peers finished
   // the execution before the previous one (shm_segment.h, BankPlacer).
-  const uint64_t lag = counter == 0 && value == 0 ? entry_lag_ : 0;
+  const bool entry = counter == 0 && value == 0;
+  if (entry && peer < 64 && (settled_ >> peer & 1)) {
+    *reached = true;  // the previous execution saw this peer's stamp (BankPlacer::Place)
+    return weftSuccess;
+  }
+  const bool stamp = bank_ >= 0 && counter == 0 && value == 1;
+  const uint64_t lag = entry ? entry_lag_ : 0;
   const uint64_t target = base_[counter] + value - lag;
   std::atomic<uint64_t>& c = Watched(peer, counter, value);
   // Wrap-safe: the difference, read as signed, says which side of the target the counter is.
   auto done = [&] { return static_cast<int64_t>(c.load(std::memory_order_acquire) - target) >= 0; };
-  *reached = done();
-  if (*reached || !blocking) return weftSuccess;
+  // Reached: a stamp seen settles the next banked execution's entry wait on this peer.
+  auto reach = [&] {
+    *reached = true;
+    if (stamp) shm_->StampAwaited(peer);
+    return weftSuccess;
+  };
+  if (done()) return reach();
+  *reached = false;
+  if (!blocking) return weftSuccess;
   // Spin briefly (the peer is usually close behind), then yield the core: with more ranks
   // than cores a spinning waiter would starve the rank it waits for.
   const uint64_t spins = comm_.node_oversubscribed ? 0 : kSpins;
   for (uint64_t i = 0; i < spins; ++i) {
-    if (done()) {
-      *reached = true;
-      return weftSuccess;
-    }
+    if (done()) return reach();
     CpuRelax();
   }
   // The clock is read only once spinning failed (it cost 4% of an 8-byte allreduce).
@@ -143,8 +154,7 @@ Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, boo
                         static_cast<unsigned long long>(c.load()));
     }
   }
-  *reached = true;
-  return weftSuccess;
+  return reach();
 }
 
 }  // namespace weft

@@ -114,25 +114,48 @@ TEST(Builder, FoldGroupsAreContiguousAndBalanced) {
 TEST(Builder, BanksAlternateAndTheEntryWaitLags) {
   BankPlacer b;
   int bank = 7;
-  uint64_t lag = 9;
-  b.Place(1000, 100, &bank, &lag);
+  uint64_t lag = 9, settled = 5;
+  b.Place(1000, 100, &bank, &lag, &settled);
   EXPECT_EQ(bank, 0);
   EXPECT_EQ(lag, 0u) << "first execution: nothing known before";
-  b.Place(1000, 102, &bank, &lag);
+  b.Place(1000, 102, &bank, &lag, &settled);
   EXPECT_EQ(bank, 1);
   EXPECT_EQ(lag, 2u) << "the peers need only have finished the execution that began at 100";
-  b.Place(BankPlacer::kBankBytes, 104, &bank, &lag);
+  b.Place(BankPlacer::kBankBytes, 104, &bank, &lag, &settled);
   EXPECT_EQ(bank, 0) << "any size that fits a bank";
   EXPECT_EQ(lag, 2u);
-  b.Place(BankPlacer::kBankBytes + 1, 106, &bank, &lag);
+  b.Place(BankPlacer::kBankBytes + 1, 106, &bank, &lag, &settled);
   EXPECT_EQ(bank, -1) << "too large: the general slot";
   EXPECT_EQ(lag, 0u);
-  b.Place(8, 109, &bank, &lag);
+  b.Place(8, 109, &bank, &lag, &settled);
   EXPECT_EQ(bank, 0);
   EXPECT_EQ(lag, 0u) << "after an execution in the general slot: the full wait";
-  b.Place(0, 111, &bank, &lag);
+  b.Place(0, 111, &bank, &lag, &settled);
   EXPECT_EQ(bank, -1) << "not banked";
   EXPECT_EQ(lag, 0u);
+  EXPECT_EQ(settled, 0u);
+}
+
+// A banked execution right after one that waited for some peers' stamps finds those peers'
+// entry waits settled; after anything else none are.
+TEST(Builder, StampsSeenSettleTheNextEntryWait) {
+  BankPlacer b;
+  int bank = 0;
+  uint64_t lag = 0, settled = 9;
+  b.Place(8, 100, &bank, &lag, &settled);
+  EXPECT_EQ(settled, 0u) << "first execution";
+  b.Awaited(1);
+  b.Awaited(3);
+  b.Place(8, 102, &bank, &lag, &settled);
+  EXPECT_EQ(settled, 0b1010u) << "the stamps of ranks 1 and 3 were seen";
+  b.Place(8, 104, &bank, &lag, &settled);
+  EXPECT_EQ(settled, 0u) << "the previous execution saw no stamp (a bcast root)";
+  b.Awaited(2);
+  b.Place(BankPlacer::kBankBytes + 1, 106, &bank, &lag, &settled);
+  EXPECT_EQ(settled, 0u) << "not banked: the full entry wait";
+  b.Awaited(2);  // waits in the general slot do not count as stamps; even if noted, the
+  b.Place(8, 108, &bank, &lag, &settled);  // previous execution was not banked
+  EXPECT_EQ(settled, 0u);
 }
 
 TEST(Verifier, RejectsTouchingBuffersOfMessagesInFlight) {

@@ -75,7 +75,8 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   return weftSuccess;
 }
 
-void BankPlacer::Place(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag) {
+void BankPlacer::Place(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag,
+                       uint64_t* settled) {
   // After a banked execution this one takes the other bank, which was last written two
   // executions ago (or earlier). Peers may still be reading the previous execution's bank, but
   // that one is untouched; this bank is free once every peer has finished the execution before
@@ -84,12 +85,17 @@ void BankPlacer::Place(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* 
   // (the program before used no bank, or this one does not fit a bank) the full wait.
   *lag = 0;
   *bank = -1;
+  *settled = 0;
   if (bank_bytes > 0 && bank_bytes <= kBankBytes) {
     *bank = last >= 0 ? 1 - last : 0;
-    if (last >= 0) *lag = base - last_base;
+    if (last >= 0) {
+      *lag = base - last_base;
+      *settled = awaited;
+    }
   }
   last = *bank;
   last_base = base;
+  awaited = 0;
 }
 
 }  // namespace weft

@@ -33,10 +33,19 @@ struct BankPlacer {
   static constexpr uint64_t kBankBytes = 8192;  // oneshot is chosen up to 4 KiB
   int last = -1;                                // the previous execution's bank (-1: it used none)
   uint64_t last_base = 0;                       // counter 0 at the previous execution's start
+  uint64_t awaited = 0;  // node ranks (bit r) whose stamp this execution has waited for
   /// For a program with banks of bank_bytes (0: not banked) starting at counter 0 = base:
   /// *bank is 0 or 1, or -1 when the program uses the general slot (not banked, or larger
-  /// than a bank); *lag is how much lower than base the entry wait's target may be.
-  void Place(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag);
+  /// than a bank); *lag is how much lower than base the entry wait's target may be; *settled
+  /// has bit r set when the entry wait on node rank r holds already: the previous (banked)
+  /// execution waited for r's stamp, which r wrote only after finishing the execution before
+  /// (all the lagged wait asks for). Back-to-back allreduces then never read the peers'
+  /// counter lines: each call moves only the bank lines between the ranks' caches.
+  void Place(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag, uint64_t* settled);
+  /// This execution waited for node rank r's stamp (ranks past 63 are never settled).
+  void Awaited(int r) {
+    if (r < 64) awaited |= uint64_t{1} << r;
+  }
 };
 
 /// A mapped node segment.
@@ -59,9 +68,10 @@ class ShmSegment {
   int nranks() const { return nranks_; }
   int rank() const { return rank_; }
   unsigned char* Slot(int node_rank) const { return Bank(node_rank, 0) + kLatencyBytes; }
-  /// Bank b (0 or 1) of node rank r's latency area. Its first 8 bytes are the stamp: banked
-  /// programs' signals on counter 0 also store the counter there, and their waits on it read
-  /// the stamp, so data and signal arrive in one cache line (ir refs start at byte 8).
+  /// Bank b (0 or 1) of node rank r's latency area. Its first 8 bytes are the stamp: a banked
+  /// program's first signal on counter 0 also stores the counter there, and waits for that
+  /// value read the stamp, so data and signal arrive in one cache line (ir refs start at byte
+  /// 8). Later signals leave the stamp alone: peers are reading that line then.
   unsigned char* Bank(int node_rank, int b) const {
     return slots_ + node_rank * (kLatencyBytes + slot_bytes_) + b * BankPlacer::kBankBytes;
   }
@@ -93,9 +103,11 @@ class ShmSegment {
   /// bank a banked program of bank_bytes uses (0: not banked) and its entry wait's lag
   /// (BankPlacer). Every rank runs the same executions in the same order, so every rank picks
   /// the same bank.
-  void PlaceBank(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag) {
-    banks_.Place(bank_bytes, base, bank, lag);
+  void PlaceBank(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag, uint64_t* settled) {
+    banks_.Place(bank_bytes, base, bank, lag, settled);
   }
+  /// This execution waited for node rank r's stamp (BankPlacer::Awaited).
+  void StampAwaited(int r) { banks_.Awaited(r); }
 
  private:
   ShmSegment() = default;
