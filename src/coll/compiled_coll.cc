@@ -146,7 +146,13 @@ Status CompiledColl::ClaimNodeSegment(Comm& comm) {
   }
   // The segment is looked up (and grown, collectively) at every start, not kept from the build:
   // ranks build programs at different calls (cache hits differ), so only the order of
-  // executions is common to all of them.
+  // executions is common to all of them. Still holding the current one, large enough: no
+  // growth is due on any rank (every rank's program has the same slot size), and no
+  // reference count changes hands (two locked operations per call on the latency path).
+  ShmSegment* held = transport_.shm();
+  if (held != nullptr && held == comm.current_segment() && held->slot_bytes() >= slot_bytes_) {
+    return ChooseSlotStores(comm, *held);
+  }
   std::shared_ptr<ShmSegment> seg;
   if (!comm.NodeSegment(slot_bytes_, &seg)) {
     return comm.Fail(weftSystemError,

@@ -82,6 +82,8 @@ struct weftComm {
   /// A node segment was made when the communicator was created (every rank on one node,
   /// WEFT_SHM=1) and no later growth failed: shared-memory schedules may be chosen.
   bool has_node_segment() const { return shm_ != nullptr && !shm_failed_; }
+  /// The current node segment, or null (no reference taken: for comparing with one held).
+  const weft::ShmSegment* current_segment() const { return shm_failed_ ? nullptr : shm_.get(); }
   /// The compiled collective that last used the node segment: another must let it finish
   /// before touching the slots (plans may be started together).
   weft::CompiledColl* shm_user = nullptr;

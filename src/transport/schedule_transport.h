@@ -18,6 +18,8 @@ class ScheduleTransport final : public Transport {
   explicit ScheduleTransport(Comm& comm) : comm_(comm), mpi_(comm) {}
   /// The node segment of the next execution (none: counters and node memory are unavailable).
   void set_shm(std::shared_ptr<ShmSegment> shm) { shm_ = std::move(shm); }
+  /// The segment set_shm gave (null: none).
+  ShmSegment* shm() const { return shm_.get(); }
   /// The peers' buffers of every execution lie in weftMemAlloc memory (AgreeZeroCopy said so):
   /// PeerPointer finds them. Not otherwise: a buffer that merely starts in such memory may
   /// run past the peer's mapping.
