@@ -38,7 +38,7 @@ inline void CpuRelax() {
 
 void ScheduleTransport::BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {
   bank_ = -1;
-  entry_lag_ = 0;
+  entry_ = BankPlacer::Entry{};
   if (!shm_) return;
   if (mapped_peers_) peer_ptr_.assign(2 * shm_->nranks(), kUnknown);
   // Published whenever peers might read them: a program's own refs do not say (a bcast root
@@ -55,7 +55,8 @@ void ScheduleTransport::BeginExecution(const void* send, const void* recv, uint6
   for (int c = 0; c < ShmSegment::kCounters; ++c) {
     base_[c] = shm_->Counter(shm_->rank(), c).load(std::memory_order_relaxed);
   }
-  shm_->PlaceBank(bank_bytes, base_[0], &bank_, &entry_lag_, &settled_);
+  entry_ = shm_->banks().Place(bank_bytes, base_[0]);
+  bank_ = entry_.bank;
 }
 
 unsigned char* ScheduleTransport::PeerPointer(int node_rank, int space) {
@@ -109,23 +110,28 @@ Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, boo
   if (!shm_ || counter < 0 || counter >= ShmSegment::kCounters || peer >= shm_->nranks()) {
     return weftNotSupported;
   }
-  // The entry wait of a banked program after a banked one asks only that the peers finished
-  // the execution before the previous one (shm_segment.h, BankPlacer).
+  // The entry wait asks what BankPlacer says (banked programs: that the peer finished the
+  // execution that last wrote this bank), and nothing when the peer is known to be past it.
+  BankPlacer& banks = shm_->banks();
   const bool entry = counter == 0 && value == 0;
-  if (entry && peer < 64 && (settled_ >> peer & 1)) {
-    *reached = true;  // the previous execution saw this peer's stamp (BankPlacer::Place)
+  if (entry && (entry_.free || banks.Known(peer, entry_.need))) {
+    *reached = true;
     return weftSuccess;
   }
   const bool stamp = bank_ >= 0 && counter == 0 && value == 1;
-  const uint64_t lag = entry ? entry_lag_ : 0;
-  const uint64_t target = base_[counter] + value - lag;
+  const uint64_t target = entry ? entry_.want : base_[counter] + value;
   std::atomic<uint64_t>& c = Watched(peer, counter, value);
+  uint64_t seen = 0;
   // Wrap-safe: the difference, read as signed, says which side of the target the counter is.
-  auto done = [&] { return static_cast<int64_t>(c.load(std::memory_order_acquire) - target) >= 0; };
-  // Reached: a stamp seen settles the next banked execution's entry wait on this peer.
+  auto done = [&] {
+    seen = c.load(std::memory_order_acquire);
+    return static_cast<int64_t>(seen - target) >= 0;
+  };
+  // Reached: what it says of the peer's progress spares later entry waits a read. A stamp of
+  // this execution means the peer finished the previous one (its counter was at base then).
   auto reach = [&] {
     *reached = true;
-    if (stamp) shm_->StampAwaited(peer);
+    if (counter == 0) banks.Observe(peer, stamp ? base_[0] : seen);
     return weftSuccess;
   };
   if (done()) return reach();

@@ -51,9 +51,8 @@ class ScheduleTransport final : public Transport {
   MpiTransport mpi_;
   std::shared_ptr<ShmSegment> shm_;
   uint64_t base_[ShmSegment::kCounters] = {};
-  int bank_ = -1;           // this execution's latency bank (-1: the general slots)
-  uint64_t entry_lag_ = 0;  // the entry wait (counter 0, value 0) targets base - entry_lag_
-  uint64_t settled_ = 0;    // node ranks (bit r) whose entry wait holds already (BankPlacer)
+  int bank_ = -1;            // this execution's latency bank (-1: the general slots)
+  BankPlacer::Entry entry_;  // the entry wait (counter 0, value 0) of this execution
   // The word a wait on node rank r's counter c for `value` watches: the counter, or, in a
   // banked execution, the stamp of r's bank for counter 0 past the entry value.
   std::atomic<uint64_t>& Watched(int r, int c, uint64_t value) const;

@@ -107,55 +107,62 @@ TEST(Builder, FoldGroupsAreContiguousAndBalanced) {
   }
 }
 
-// Back-to-back banked executions alternate between the two latency banks, and the entry wait
-// only asks for the execution before the previous one (its target lags by the previous
-// execution's signals); after anything else, or for a program too large for a bank, the full
-// wait at the general slot.
-TEST(Builder, BanksAlternateAndTheEntryWaitLags) {
-  BankPlacer b;
-  int bank = 7;
-  uint64_t lag = 9, settled = 5;
-  b.Place(1000, 100, &bank, &lag, &settled);
-  EXPECT_EQ(bank, 0);
-  EXPECT_EQ(lag, 0u) << "first execution: nothing known before";
-  b.Place(1000, 102, &bank, &lag, &settled);
-  EXPECT_EQ(bank, 1);
-  EXPECT_EQ(lag, 2u) << "the peers need only have finished the execution that began at 100";
-  b.Place(BankPlacer::kBankBytes, 104, &bank, &lag, &settled);
-  EXPECT_EQ(bank, 0) << "any size that fits a bank";
-  EXPECT_EQ(lag, 2u);
-  b.Place(BankPlacer::kBankBytes + 1, 106, &bank, &lag, &settled);
-  EXPECT_EQ(bank, -1) << "too large: the general slot";
-  EXPECT_EQ(lag, 0u);
-  b.Place(8, 109, &bank, &lag, &settled);
-  EXPECT_EQ(bank, 0);
-  EXPECT_EQ(lag, 0u) << "after an execution in the general slot: the full wait";
-  b.Place(0, 111, &bank, &lag, &settled);
-  EXPECT_EQ(bank, -1) << "not banked";
-  EXPECT_EQ(lag, 0u);
-  EXPECT_EQ(settled, 0u);
+// Banked executions in a row take the banks in turn. The first of a run waits fully (every peer
+// finished the previous execution); the next kBanks - 1 need no wait (their banks were last
+// written before the run began); later ones need the peers to have finished the execution
+// that last wrote their bank, and when they must read a counter they wait for half a ring
+// more. Anything not banked, or too large for a bank, waits fully and ends the run.
+TEST(BankPlacer, BanksRotateAndEntryWaitsFollowTheRing) {
+  constexpr int K = BankPlacer::kBanks;
+  BankPlacer p(2);
+  BankPlacer::Entry e = p.Place(8, 100);
+  EXPECT_EQ(e.bank, 0);
+  EXPECT_FALSE(e.free) << "first of a run: nothing known before";
+  EXPECT_EQ(e.need, 100u);
+  EXPECT_EQ(e.want, 100u);
+  // Execution i of the run starts at counter 100 + 2i (two signals each).
+  for (int i = 1; i < K; ++i) {
+    e = p.Place(BankPlacer::kBankBytes, 100 + 2 * i);
+    EXPECT_EQ(e.bank, i);
+    EXPECT_TRUE(e.free) << "bank " << i << " was last written before the run";
+  }
+  for (int i = K; i < 3 * K; ++i) {
+    e = p.Place(8, 100 + 2 * i);
+    EXPECT_EQ(e.bank, i % K);
+    EXPECT_FALSE(e.free);
+    EXPECT_EQ(e.need, 100u + 2 * (i - K + 1))
+        << "the writer of this bank, execution " << i - K << ", finished";
+    EXPECT_EQ(e.want, 100u + 2 * (i - K / 2 + 1)) << "half a ring more when reading";
+  }
+  e = p.Place(BankPlacer::kBankBytes + 1, 200);
+  EXPECT_EQ(e.bank, -1) << "too large: the general slot";
+  EXPECT_EQ(e.need, 200u);
+  e = p.Place(8, 203);
+  EXPECT_EQ(e.bank, 0) << "a new run";
+  EXPECT_FALSE(e.free);
+  EXPECT_EQ(e.need, 203u) << "after the general slot: the full wait";
+  e = p.Place(0, 205);
+  EXPECT_EQ(e.bank, -1) << "not banked";
+  EXPECT_EQ(e.need, 205u);
 }
 
-// A banked execution right after one that waited for some peers' stamps finds those peers'
-// entry waits settled; after anything else none are.
-TEST(Builder, StampsSeenSettleTheNextEntryWait) {
-  BankPlacer b;
-  int bank = 0;
-  uint64_t lag = 0, settled = 9;
-  b.Place(8, 100, &bank, &lag, &settled);
-  EXPECT_EQ(settled, 0u) << "first execution";
-  b.Awaited(1);
-  b.Awaited(3);
-  b.Place(8, 102, &bank, &lag, &settled);
-  EXPECT_EQ(settled, 0b1010u) << "the stamps of ranks 1 and 3 were seen";
-  b.Place(8, 104, &bank, &lag, &settled);
-  EXPECT_EQ(settled, 0u) << "the previous execution saw no stamp (a bcast root)";
-  b.Awaited(2);
-  b.Place(BankPlacer::kBankBytes + 1, 106, &bank, &lag, &settled);
-  EXPECT_EQ(settled, 0u) << "not banked: the full entry wait";
-  b.Awaited(2);  // waits in the general slot do not count as stamps; even if noted, the
-  b.Place(8, 108, &bank, &lag, &settled);  // previous execution was not banked
-  EXPECT_EQ(settled, 0u);
+// What a rank learns of a peer's counter (read, or implied by a stamp) answers later entry
+// waits without a read, wrap-safe, and never goes backwards.
+TEST(BankPlacer, KnownProgressAnswersEntryWaits) {
+  BankPlacer p(3);
+  EXPECT_FALSE(p.Known(1, 0)) << "nothing observed yet";
+  p.Observe(1, 50);
+  EXPECT_TRUE(p.Known(1, 50));
+  EXPECT_TRUE(p.Known(1, 10));
+  EXPECT_FALSE(p.Known(1, 51));
+  EXPECT_FALSE(p.Known(2, 10)) << "per peer";
+  p.Observe(1, 40);
+  EXPECT_TRUE(p.Known(1, 50)) << "an older observation does not lower what is known";
+  p.Observe(2, ~uint64_t{0} - 1);
+  p.Observe(2, 3);  // the counter wrapped
+  EXPECT_TRUE(p.Known(2, ~uint64_t{0}));
+  EXPECT_TRUE(p.Known(2, 3));
+  EXPECT_FALSE(p.Known(2, 4));
 }
 
 TEST(Verifier, RejectsTouchingBuffersOfMessagesInFlight) {

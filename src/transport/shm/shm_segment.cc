@@ -30,6 +30,7 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   std::shared_ptr<ShmSegment> seg(new ShmSegment);
   seg->rank_ = rank;
   seg->nranks_ = n;
+  seg->banks_ = BankPlacer(n);
   seg->slot_bytes_ = RoundUp(std::max<uint64_t>(slot_bytes, 1), kPage);
   const uint64_t counters = RoundUp(static_cast<uint64_t>(n) * kLines * 64, kPage);
   seg->bytes_ = counters + (kLatencyBytes + seg->slot_bytes_) * n;
@@ -73,29 +74,6 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   seg->slots_ = seg->counters_ + counters;
   *out = std::move(seg);
   return weftSuccess;
-}
-
-void BankPlacer::Place(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag,
-                       uint64_t* settled) {
-  // After a banked execution this one takes the other bank, which was last written two
-  // executions ago (or earlier). Peers may still be reading the previous execution's bank, but
-  // that one is untouched; this bank is free once every peer has finished the execution before
-  // the previous one, that is, once its counter 0 reached this rank's value at the previous
-  // start. So the entry wait's target drops by the previous execution's signals. Otherwise
-  // (the program before used no bank, or this one does not fit a bank) the full wait.
-  *lag = 0;
-  *bank = -1;
-  *settled = 0;
-  if (bank_bytes > 0 && bank_bytes <= kBankBytes) {
-    *bank = last >= 0 ? 1 - last : 0;
-    if (last >= 0) {
-      *lag = base - last_base;
-      *settled = awaited;
-    }
-  }
-  last = *bank;
-  last_base = base;
-  awaited = 0;
 }
 
 }  // namespace weft

@@ -7,9 +7,9 @@
 // execution their counters agree). The rule that lets programs of any kind follow each other:
 // a program's first step waits until every peer's counter 0 has reached this rank's own (the
 // peers finished reading the slots last time), and its last signal on counter 0 comes after
-// its last read of a peer's slot. Banked programs (the latency path) relax that first wait when
-// the previous execution was banked too: they write the latency bank the previous one did not
-// use, so they only need the peers to have finished the execution before that (BankPlacer).
+// its last read of a peer's slot. Banked programs (the latency path) relax that first wait: in a
+// run of them each takes the next of kBanks latency banks, so they only need the peers to have
+// finished the execution that last wrote it (bank_placer.h).
 // Made when the communicator is created (small) and replaced by a larger one when an execution
 // needs larger slots; old ones live on while an execution still holds them.
 #pragma once
@@ -22,31 +22,9 @@
 #include <string>
 
 #include "core/status.h"
+#include "transport/shm/bank_placer.h"
 
 namespace weft {
-
-/// Which of a rank's two latency banks a banked program (ir::Program::shm_banked) uses, and how
-/// far its entry wait may lag, from the execution before: Place is called at every execution
-/// start on a segment, with this rank's counter 0 then (equal on every rank at the same
-/// execution).
-struct BankPlacer {
-  static constexpr uint64_t kBankBytes = 8192;  // oneshot is chosen up to 4 KiB
-  int last = -1;                                // the previous execution's bank (-1: it used none)
-  uint64_t last_base = 0;                       // counter 0 at the previous execution's start
-  uint64_t awaited = 0;  // node ranks (bit r) whose stamp this execution has waited for
-  /// For a program with banks of bank_bytes (0: not banked) starting at counter 0 = base:
-  /// *bank is 0 or 1, or -1 when the program uses the general slot (not banked, or larger
-  /// than a bank); *lag is how much lower than base the entry wait's target may be; *settled
-  /// has bit r set when the entry wait on node rank r holds already: the previous (banked)
-  /// execution waited for r's stamp, which r wrote only after finishing the execution before
-  /// (all the lagged wait asks for). Back-to-back allreduces then never read the peers'
-  /// counter lines: each call moves only the bank lines between the ranks' caches.
-  void Place(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag, uint64_t* settled);
-  /// This execution waited for node rank r's stamp (ranks past 63 are never settled).
-  void Awaited(int r) {
-    if (r < 64) awaited |= uint64_t{1} << r;
-  }
-};
 
 /// A mapped node segment.
 class ShmSegment {
@@ -61,14 +39,14 @@ class ShmSegment {
   static Status Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_ptr<ShmSegment>* out,
                        std::string* why);
 
-  /// The latency area in front of each slot: two banks for banked programs.
-  static constexpr uint64_t kLatencyBytes = 2 * BankPlacer::kBankBytes;
+  /// The latency area in front of each slot: the banks of banked programs (bank_placer.h).
+  static constexpr uint64_t kLatencyBytes = BankPlacer::kBanks * BankPlacer::kBankBytes;
 
   uint64_t slot_bytes() const { return slot_bytes_; }
   int nranks() const { return nranks_; }
   int rank() const { return rank_; }
   unsigned char* Slot(int node_rank) const { return Bank(node_rank, 0) + kLatencyBytes; }
-  /// Bank b (0 or 1) of node rank r's latency area. Its first 8 bytes are the stamp: a banked
+  /// Bank b (0..kBanks-1) of node rank r's latency area. Its first 8 bytes are the stamp: a banked
   /// program's first signal on counter 0 also stores the counter there, and waits for that
   /// value read the stamp, so data and signal arrive in one cache line (ir refs start at byte
   /// 8). Later signals leave the stamp alone: peers are reading that line then.
@@ -99,15 +77,9 @@ class ShmSegment {
   /// Probes run on this segment so far (the same on every rank: they run at the same
   /// executions).
   uint64_t probes = 0;
-  /// Called at every execution start on this segment with this rank's counter 0 (base): the
-  /// bank a banked program of bank_bytes uses (0: not banked) and its entry wait's lag
-  /// (BankPlacer). Every rank runs the same executions in the same order, so every rank picks
-  /// the same bank.
-  void PlaceBank(uint64_t bank_bytes, uint64_t base, int* bank, uint64_t* lag, uint64_t* settled) {
-    banks_.Place(bank_bytes, base, bank, lag, settled);
-  }
-  /// This execution waited for node rank r's stamp (BankPlacer::Awaited).
-  void StampAwaited(int r) { banks_.Awaited(r); }
+  /// The latency banks and what this rank knows of its peers' progress (bank_placer.h):
+  /// placed at every execution start on this segment.
+  BankPlacer& banks() { return banks_; }
 
  private:
   ShmSegment() = default;
@@ -117,7 +89,7 @@ class ShmSegment {
   unsigned char* slots_ = nullptr;
   uint64_t slot_bytes_ = 0;
   int nranks_ = 0, rank_ = 0;
-  BankPlacer banks_;
+  BankPlacer banks_{0};
 };
 
 }  // namespace weft
