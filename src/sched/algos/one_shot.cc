@@ -2,10 +2,10 @@
 // its slot of the node segment and signals; once every peer has signalled, each rank builds
 // its own result straight from the slots (reducing in rank order, so the op need not
 // commute and every rank computes the same bits), then signals again. The program is banked:
-// a oneshot that follows a oneshot writes the other of two latency banks and waits at its
-// start only for the peers to have finished the call before the previous one, so
-// back-to-back calls cost one copy in, one pass out and one wait on the inputs they read;
-// after any other program it waits for the peers' second signal first. No MPI at all. Every rank
+// oneshots in a row take the node's latency banks in turn and wait at their start only for
+// what bank_placer.h asks (often nothing), so back-to-back calls cost one copy in, one pass out
+// and one wait on the inputs they read; after any other program it waits for the peers'
+// second signal first. No MPI at all. Every rank
 // reads the whole input of its peers it needs, so it suits small and medium messages; the cost
 // model keeps it there. Serves every collective. Needs every rank on one node.
 #include "sched/algos/builder.h"

@@ -84,10 +84,10 @@ struct Program {
   int rank = 0, nranks = 1;
   weftDataType_t dtype = weftFloat64;
   uint64_t send_bytes = 0, recv_bytes = 0, scratch_bytes = 0, shm_slot_bytes = 0;
-  /// Banked (the latency path): the program's shm refs address one of two latency banks that
-  /// the transport picks at execution start (the one the previous execution did not use), and
-  /// its entry waits (counter 0, value 0) may target an earlier value (shm_segment.h says why
-  /// that is safe). Its refs start at byte 8 (the transport's stamp), after its entry wait.
+  /// Banked (the latency path): the program's shm refs address one of the latency banks that
+  /// the transport picks at execution start (the next in turn), and its entry waits (counter 0,
+  /// value 0) may target an earlier value or none (bank_placer.h says why that is safe). Its refs
+  /// start at byte 8 (the transport's stamp), after its entry wait.
   bool shm_banked = false;
   std::vector<Instr> code;
   /// Pipelining metadata, not part of the text form: the step of each instruction, numbered
