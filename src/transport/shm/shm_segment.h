@@ -83,6 +83,8 @@ class ShmSegment {
 
  private:
   ShmSegment() = default;
+  /// Maps the counters and latency banks in (page faults now, not in latency-path calls).
+  void Prefault(uint64_t counter_bytes);
   void* base_ = nullptr;
   size_t bytes_ = 0;
   unsigned char* counters_ = nullptr;
