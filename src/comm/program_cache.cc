@@ -22,10 +22,13 @@ bool ProgramCache::KeyEq::operator()(const CollArgs& a, const CollArgs& b) const
 
 NativeProgram* ProgramCache::Find(const CollArgs& args) {
   std::lock_guard<std::mutex> lk(mu_);
+  // A loop of one call shape hits the most recent entry: no hashing, no list splice.
+  if (mru_ != nullptr && KeyEq()(lru_.front(), args)) return mru_->program.get();
   auto it = map_.find(args);
   if (it == map_.end()) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second.lru);
-  return it->second.program.get();
+  mru_ = &it->second;
+  return mru_->program.get();
 }
 
 NativeProgram* ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p,
@@ -41,12 +44,13 @@ NativeProgram* ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativePr
   }
   lru_.push_front(args);
   NativeProgram* raw = p.get();
-  map_.emplace(args, Entry{std::move(p), lru_.begin()});
+  mru_ = &map_.emplace(args, Entry{std::move(p), lru_.begin()}).first->second;
   return raw;
 }
 
 void ProgramCache::Clear() {
   std::lock_guard<std::mutex> lk(mu_);
+  mru_ = nullptr;
   map_.clear();
   lru_.clear();
 }

@@ -50,6 +50,7 @@ class ProgramCache {
   std::mutex mu_;  // point-to-point calls may come from several threads on one comm
   std::list<CollArgs> lru_;  // front: most recently used
   std::unordered_map<CollArgs, Entry, KeyHash, KeyEq> map_;
+  Entry* mru_ = nullptr;  // the entry of lru_.front() (map nodes do not move), or null
 };
 
 }  // namespace weft
