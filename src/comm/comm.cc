@@ -270,6 +270,10 @@ weft::Status weftComm::ProbeNodePlacement(weft::ShmSegment& seg) {
 }
 
 bool weftComm::SlotsStreamed() const {
-  static const std::string mode = weft::GetParams().WEFT_SHM_STREAM;  // parsed once
-  return mode == "auto" ? ranks_distant : mode == "1";
+  // Parsed once: -1 auto (the probe decides), 0 never, 1 always.
+  static const int mode = [] {
+    const std::string m = weft::GetParams().WEFT_SHM_STREAM;
+    return m == "auto" ? -1 : m == "1" ? 1 : 0;
+  }();
+  return mode < 0 ? ranks_distant : mode == 1;
 }

@@ -105,6 +105,9 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
   t_ = &t;
   if (fresh_) {
     t.BeginExecution(bufs_.send, bufs_.recv, bc_->shm_banked ? bc_->shm_slot_bytes : 0);
+    // Node memory is there for every rank's slot or for none (checked per execution, not per
+    // operand: the latency path runs few instructions and this check was a visible part).
+    node_memory_ = t.NodeSlot(0) != nullptr;
     fresh_ = false;
   }
   const size_t es = TypeSize(bc_->dtype);
@@ -119,6 +122,11 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
           const sched::BcInstr& x = bc_->code[i];
           for (size_t j = 0; j <= x.nsrc; ++j) {
             const sched::BcRef& r = bc_->refs[x.ref + j];
+            const auto space = static_cast<ir::Space>(r.space);
+            if (space == ir::Space::kSend || space == ir::Space::kRecv ||
+                space == ir::Space::kScratch || (space == ir::Space::kShm && node_memory_)) {
+              continue;  // always resolvable
+            }
             // A peer's buffer is reached by the transport's single copy, by copies only.
             const bool peer_ok = IsPeer(r.space) && t.SingleCopy() &&
                                  x.op == static_cast<uint8_t>(ir::Opcode::kCopy);

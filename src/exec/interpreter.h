@@ -46,6 +46,7 @@ class Interpreter {
   Transport* t_ = nullptr;  // the transport of the current Resume (node slots)
   ExecBuffers bufs_;
   bool fresh_ = false;
+  bool node_memory_ = false;       // this execution's transport has node slots
   std::vector<const void*> srcs_;  // a reduce's source pointers (kept: no allocation per call)  //
                                    // started, not yet resumed: the transport's execution begins
   size_t pc_ = 0;
