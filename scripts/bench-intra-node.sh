@@ -5,11 +5,9 @@
 # BENCHES (environment, default all) picks runs by name: allreduce-np2 all-np2 all-np4
 # latency-np2 (8 B-4 KiB, back-to-back calls) shared-np2 (buffers from weftMemAlloc).
 set -euo pipefail
-outdir="$(realpath -m "$1")"; shift
 source "$(dirname "$0")/lib.sh"
-weft_parse_mpi "$@"
-weft_build
-mkdir -p "$outdir"
+weft_bench_start "$@"
+outdir="$WEFT_OUTDIR"
 repeats="${REPEATS:-3}"
 bench="$WEFT_BUILD/tools/bench/weft-bench"
 benches="${BENCHES:-allreduce-np2 all-np2 all-np4 latency-np2 shared-np2}"

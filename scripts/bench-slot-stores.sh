@@ -6,11 +6,9 @@
 # communicator creation whatever the mode) records whether the ranks shared a cache then.
 #   ./scripts/bench-slot-stores.sh OUTDIR [--mpi openmpi|mpich] [ROUNDS=3 in the environment]
 set -euo pipefail
-outdir="$(realpath -m "$1")"; shift
 source "$(dirname "$0")/lib.sh"
-weft_parse_mpi "$@"
-weft_build
-mkdir -p "$outdir"
+weft_bench_start "$@"
+outdir="$WEFT_OUTDIR"
 bench="$WEFT_BUILD/tools/bench/weft-bench"
 for round in $(seq 1 "${ROUNDS:-3}"); do
   for mode in 0 1 auto; do

@@ -54,3 +54,10 @@ weft_build() {
   cmake --build "$WEFT_BUILD" -j "$(nproc)" > "$WEFT_BUILD.build.log" 2>&1 ||
     { grep -E -A3 "error|Error" "$WEFT_BUILD.build.log" | head -60; exit 1; }
 }
+
+weft_bench_start() {  # OUTDIR [--mpi NAME]: sets WEFT_OUTDIR (made), WEFT_MPI; builds
+  WEFT_OUTDIR="$(realpath -m "$1")"; shift
+  weft_parse_mpi "$@"
+  weft_build
+  mkdir -p "$WEFT_OUTDIR"
+}

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "comm/mem_window.h"
+#include "core/cpu_relax.h"
 #include "core/params.h"
 #include "sched/ir/program.h"
 #include "transport/cma/cma.h"
@@ -27,13 +28,6 @@ std::atomic<uint64_t>& Stamp(unsigned char* bank) {
 // PeerPointer's cache entry before the lookup.
 unsigned char* const kUnknown = reinterpret_cast<unsigned char*>(~uintptr_t{0});
 
-// Tells the core this is a spin-wait (x86 pause: less power, no memory-order mis-speculation
-// when the awaited store lands).
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
 }  // namespace
 
 void ScheduleTransport::BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {

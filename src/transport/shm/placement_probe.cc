@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/cpu_relax.h"
+
 namespace weft {
 namespace {
 
@@ -13,12 +15,6 @@ using Clock = std::chrono::steady_clock;
 constexpr int kBatches = 8;  // the fastest batch counts: a preempted one is discarded
 constexpr int kTripsPerBatch = 8;
 constexpr uint64_t kValuesPerProbe = 1024;  // > kBatches * kTripsPerBatch
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
 
 // Waits until pred() holds: spins, then yields (the peer may not have reached the probe yet).
 template <typename Pred>
