@@ -59,6 +59,33 @@ const sched::Recipe* ForcedRecipe() {
 
 }  // namespace
 
+namespace {
+// Bytes a program reads from its rank's send buffer (in place: lines of the receive buffer
+// this execution brings into cache before it overwrites them).
+uint64_t SendBytesRead(const sched::Bytecode& bc) {
+  uint64_t n = 0;
+  auto is_send = [&](uint32_t i) {
+    return bc.refs[i].space == static_cast<uint8_t>(ir::Space::kSend);
+  };
+  for (const sched::BcInstr& in : bc.code) {
+    switch (static_cast<ir::Opcode>(in.op)) {
+      case ir::Opcode::kSend:  // its operand is the source
+        n += is_send(in.ref) ? in.bytes : 0;
+        break;
+      case ir::Opcode::kCopy:
+      case ir::Opcode::kReduce:
+        for (uint32_t j = 1; j <= in.nsrc; ++j) {
+          n += is_send(in.ref + j) ? in.bytes : 0;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return n;
+}
+}  // namespace
+
 Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<CompiledColl>* out) {
   out->reset();
   sched::CollSpec spec;
@@ -98,38 +125,12 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
     return comm.Fail(weftInternalError, "%s: lowering %s produced bad bytecode: %s",
                      CollApiName(args.kind), sched::RecipeText(recipe).c_str(), why.c_str());
   }
+  c->in_place_rereads_ = 2 * SendBytesRead(c->bytecode) >= c->bytecode.recv_bytes;
   WEFT_INFO(kColl, "%s: recipe %s, %zu instructions", sched::SpecText(spec).c_str(),
             sched::RecipeText(recipe).c_str(), c->bytecode.code.size());
   *out = std::move(c);
   return weftSuccess;
 }
-
-namespace {
-// Bytes a program reads from its rank's send buffer (in place: lines of the receive buffer
-// this execution brings into cache before it overwrites them).
-uint64_t SendBytesRead(const sched::Bytecode& bc) {
-  uint64_t n = 0;
-  auto is_send = [&](uint32_t i) {
-    return bc.refs[i].space == static_cast<uint8_t>(ir::Space::kSend);
-  };
-  for (const sched::BcInstr& in : bc.code) {
-    switch (static_cast<ir::Opcode>(in.op)) {
-      case ir::Opcode::kSend:  // its operand is the source
-        n += is_send(in.ref) ? in.bytes : 0;
-        break;
-      case ir::Opcode::kCopy:
-      case ir::Opcode::kReduce:
-        for (uint32_t j = 1; j <= in.nsrc; ++j) {
-          n += is_send(in.ref + j) ? in.bytes : 0;
-        }
-        break;
-      default:
-        break;
-    }
-  }
-  return n;
-}
-}  // namespace
 
 CompiledColl::~CompiledColl() {
   if (comm_.shm_user == this) comm_.shm_user = nullptr;
@@ -167,8 +168,7 @@ Status CompiledColl::ClaimNodeSegment(Comm& comm) {
 }
 
 Status CompiledColl::ChooseSlotStores(Comm& comm, ShmSegment& seg) {
-  static const bool automatic = GetParams().WEFT_SHM_STREAM == "auto";  // parsed once
-  if (!automatic) return weftSuccess;
+  if (Comm::SlotStoreMode() >= 0) return weftSuccess;  // forced: no probes
   // Every rank runs the same executions with the same counts, so every rank probes at the same
   // one. Small calls keep the last verdict (a probe costs tens of microseconds); oversubscribed
   // nodes keep plain stores (a round trip there measures the scheduler).
@@ -200,8 +200,7 @@ ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scratch) cons
   const auto send = reinterpret_cast<uintptr_t>(b.send), recv = reinterpret_cast<uintptr_t>(b.recv);
   const bool in_place = send < recv + bytecode.recv_bytes && recv < send + bytecode.send_bytes;
   const uint64_t touched = bytecode.recv_bytes + (in_place ? 0 : bytecode.send_bytes);
-  b.stream_recv =
-      touched >= nt_min && !(in_place && 2 * SendBytesRead(bytecode) >= bytecode.recv_bytes);
+  b.stream_recv = touched >= nt_min && !(in_place && in_place_rereads_);
   return b;
 }
 

@@ -38,6 +38,8 @@ class CompiledColl {
   sched::Bytecode bytecode;
 
  private:
+  friend Status TryBuildCompiled(Comm& comm, const CollArgs& args,
+                                 std::unique_ptr<CompiledColl>* out);
   ExecBuffers Buffers(const Bind& bind, unsigned char* scratch) const;
   Status Resume(Comm& comm, bool blocking, bool* done);
   /// Before an execution that uses the node segment: lets the previous user finish and takes
@@ -55,6 +57,9 @@ class CompiledColl {
   bool started_ = false;
   const bool uses_node_;
   const uint64_t slot_bytes_;
+  // In place, the program reads at least half the receive buffer's bytes (from its send space)
+  // before overwriting them: its results stay plain stores (Buffers). Set at build.
+  bool in_place_rereads_ = false;
 };
 
 /// Builds the compiled form of validated args into *out, or leaves it null when schedules are

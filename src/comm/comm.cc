@@ -269,11 +269,15 @@ weft::Status weftComm::ProbeNodePlacement(weft::ShmSegment& seg) {
   return weftSuccess;
 }
 
-bool weftComm::SlotsStreamed() const {
-  // Parsed once: -1 auto (the probe decides), 0 never, 1 always.
-  static const int mode = [] {
+int weftComm::SlotStoreMode() {
+  static const int mode = [] {  // parsed once
     const std::string m = weft::GetParams().WEFT_SHM_STREAM;
     return m == "auto" ? -1 : m == "1" ? 1 : 0;
   }();
+  return mode;
+}
+
+bool weftComm::SlotsStreamed() const {
+  const int mode = SlotStoreMode();
   return mode < 0 ? ranks_distant : mode == 1;
 }

@@ -79,6 +79,8 @@ struct weftComm {
   /// Shared slots are written with non-temporal stores: WEFT_SHM_STREAM=1, or auto and the
   /// ranks are distant. Schedule selection and the program cache key on it (CollArgs).
   bool SlotsStreamed() const;
+  /// WEFT_SHM_STREAM: -1 auto (the placement probe decides), 0 never, 1 always.
+  static int SlotStoreMode();
   /// A node segment was made when the communicator was created (every rank on one node,
   /// WEFT_SHM=1) and no later growth failed: shared-memory schedules may be chosen.
   bool has_node_segment() const { return shm_ != nullptr && !shm_failed_; }

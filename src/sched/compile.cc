@@ -28,8 +28,9 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
   // runs of WEFT_RECIPE=cma|shmpipe weft-bench broadcast -b 64K -e 16M -f 4). For allgather and
   // alltoall it measured slower than shmpipe (CMA copies at about half memcpy's speed here).
   // Where the ranks do not share a cache and slots are streamed, shmpipe wins instead: 2.3-2.6x
-  // native at 64 KiB-16 MiB against cma's 1.0-1.5x in that state (one run of each recipe,
-  // WEFT_DEBUG=INFO weft-bench broadcast -b 64K -e 16M -f 4, the probe's line saying which).
+  // native at 64 KiB-16 MiB in a run of WEFT_RECIPE=shmpipe WEFT_DEBUG=INFO weft-bench
+  // broadcast -b 64K -e 16M -f 4 whose probe said 387 ns, where cma ran 0.80-1.7x in the runs
+  // of scripts/bench-slot-stores.sh without a shared cache (bench/2026-12-01-cache-distance).
   if (env.shared_memory) {
     if (env.zero_copy) add("zerocopy", {});
     const uint64_t largest = std::max(SendBytes(spec, spec.root), RecvBytes(spec, spec.root));

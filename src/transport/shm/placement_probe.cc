@@ -1,11 +1,9 @@
 #include "transport/shm/placement_probe.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <chrono>
 
-#include "core/cpu_relax.h"
+#include "core/spin_wait.h"
 
 namespace weft {
 namespace {
@@ -15,27 +13,15 @@ using Clock = std::chrono::steady_clock;
 constexpr int kBatches = 8;  // the fastest batch counts: a preempted one is discarded
 constexpr int kTripsPerBatch = 8;
 constexpr uint64_t kValuesPerProbe = 1024;  // > kBatches * kTripsPerBatch
-
-// Waits until pred() holds: spins, then yields (the peer may not have reached the probe yet).
-template <typename Pred>
-bool WaitFor(Pred pred, Clock::time_point deadline) {
-  for (uint64_t i = 0;; ++i) {
-    if (pred()) return true;
-    if (i < 4096) {
-      CpuRelax();
-      continue;
-    }
-    sched_yield();
-    if ((i & 1023) == 0 && Clock::now() > deadline) return false;
-  }
-}
+// Polls before yielding: a peer may reach the probe a moment late, and a yield inside a timed
+// batch would spoil it.
+constexpr uint64_t kSpins = 4096;
 
 }  // namespace
 
 Status ProbePlacement(ShmSegment& seg, int timeout_s, PlacementProbe* out, const char** why) {
   const uint64_t gen = ++seg.probes;
   const uint64_t first = gen * kValuesPerProbe;
-  const auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
   std::atomic<uint64_t>& verdict = seg.ProbePing(0, 1);
   if (seg.rank() == 0) {
     double worst = 0;
@@ -49,7 +35,7 @@ Status ProbePlacement(ShmSegment& seg, int timeout_s, PlacementProbe* out, const
         for (int i = 0; i < kTripsPerBatch; ++i) {
           ping.store(++v, std::memory_order_release);
           auto back = [&] { return echo.load(std::memory_order_acquire) == v; };
-          if (!WaitFor(back, deadline)) {
+          if (!SpinThenYield(back, kSpins, timeout_s)) {
             *why = "a node peer did not answer the placement probe";
             return weftTimeout;
           }
@@ -68,14 +54,14 @@ Status ProbePlacement(ShmSegment& seg, int timeout_s, PlacementProbe* out, const
   std::atomic<uint64_t>& echo = seg.ProbeEcho(seg.rank());
   for (uint64_t v = first + 1; v <= first + kBatches * kTripsPerBatch; ++v) {
     auto pinged = [&] { return ping.load(std::memory_order_acquire) == v; };
-    if (!WaitFor(pinged, deadline)) {
+    if (!SpinThenYield(pinged, kSpins, timeout_s)) {
       *why = "node rank 0 did not run the placement probe";
       return weftTimeout;
     }
     echo.store(v, std::memory_order_release);
   }
   auto decided = [&] { return verdict.load(std::memory_order_acquire) / 2 == gen; };
-  if (!WaitFor(decided, deadline)) {
+  if (!SpinThenYield(decided, kSpins, timeout_s)) {
     *why = "node rank 0 did not publish the placement probe's verdict";
     return weftTimeout;
   }

@@ -1,0 +1,39 @@
+// Busy waits: the spin-wait hint and the spin-then-yield loop every wait on a node peer uses.
+#pragma once
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstdint>
+
+namespace weft {
+
+/// Tells the core this is a spin-wait (x86 pause: less power, no memory-order mis-speculation
+/// when the awaited store lands).
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/// Waits until done() holds: `spins` polls with a pause between (the peer is usually close
+/// behind), then polls yielding the core between them (with more ranks than cores a spinning
+/// waiter would starve the rank it waits for). False once timeout_s has passed. The clock is
+/// read only after spinning failed, and then every 1024 yields (reading it at every wait cost
+/// 4% of an 8-byte allreduce).
+template <typename Done>
+bool SpinThenYield(Done done, uint64_t spins, int64_t timeout_s) {
+  for (uint64_t i = 0; i < spins; ++i) {
+    if (done()) return true;
+    CpuRelax();
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
+  for (uint64_t i = 0;; ++i) {
+    if (done()) return true;
+    sched_yield();
+    if ((i & 1023) == 0 && Clock::now() > deadline) return done();
+  }
+}
+
+}  // namespace weft
