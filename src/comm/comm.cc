@@ -276,8 +276,3 @@ int weftComm::SlotStoreMode() {
   }();
   return mode;
 }
-
-bool weftComm::SlotsStreamed() const {
-  const int mode = SlotStoreMode();
-  return mode < 0 ? ranks_distant : mode == 1;
-}

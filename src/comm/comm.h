@@ -78,7 +78,9 @@ struct weftComm {
   weft::Status ProbeNodePlacement(weft::ShmSegment& seg);
   /// Shared slots are written with non-temporal stores: WEFT_SHM_STREAM=1, or auto and the
   /// ranks are distant. Schedule selection and the program cache key on it (CollArgs).
-  bool SlotsStreamed() const;
+  bool SlotsStreamed() const {
+    return slot_store_mode_ < 0 ? ranks_distant : slot_store_mode_ == 1;
+  }
   /// WEFT_SHM_STREAM: -1 auto (the placement probe decides), 0 never, 1 always.
   static int SlotStoreMode();
   /// A node segment was made when the communicator was created (every rank on one node,
@@ -95,6 +97,7 @@ struct weftComm {
   std::shared_ptr<weft::ShmSegment> shm_;
   bool placement_probed_ = false;
   bool shm_failed_ = false;
+  int slot_store_mode_ = SlotStoreMode();  // read once: SlotsStreamed is asked every call
   size_t sched_scratch_size_ = 0;
   mutable std::mutex err_mu_;
   std::string last_error_;

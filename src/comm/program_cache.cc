@@ -21,7 +21,7 @@ bool ProgramCache::KeyEq::operator()(const CollArgs& a, const CollArgs& b) const
 }
 
 NativeProgram* ProgramCache::Find(const CollArgs& args) {
-  std::lock_guard<std::mutex> lk(mu_);
+  std::lock_guard<SpinLock> lk(mu_);
   // A loop of one call shape hits the most recent entry: no hashing, no list splice.
   if (mru_ != nullptr && KeyEq()(lru_.front(), args)) return mru_->program.get();
   auto it = map_.find(args);
@@ -33,7 +33,7 @@ NativeProgram* ProgramCache::Find(const CollArgs& args) {
 
 NativeProgram* ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p,
                                   std::unique_ptr<NativeProgram>* not_kept) {
-  std::lock_guard<std::mutex> lk(mu_);
+  std::lock_guard<SpinLock> lk(mu_);
   if (capacity_ == 0 || p->scratch_bytes() > kMaxScratchBytes) {
     *not_kept = std::move(p);
     return not_kept->get();
@@ -49,7 +49,7 @@ NativeProgram* ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativePr
 }
 
 void ProgramCache::Clear() {
-  std::lock_guard<std::mutex> lk(mu_);
+  std::lock_guard<SpinLock> lk(mu_);
   mru_ = nullptr;
   map_.clear();
   lru_.clear();

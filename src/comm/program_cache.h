@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "coll/coll_args.h"
+#include "core/spin_wait.h"
 #include "native/native_program.h"
 
 namespace weft {
@@ -30,7 +31,7 @@ class ProgramCache {
   NativeProgram* Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p,
                       std::unique_ptr<NativeProgram>* not_kept);
   size_t size() {
-    std::lock_guard<std::mutex> lk(mu_);
+    std::lock_guard<SpinLock> lk(mu_);
     return map_.size();
   }
   void Clear();
@@ -47,7 +48,7 @@ class ProgramCache {
     std::list<CollArgs>::iterator lru;
   };
   size_t capacity_;
-  std::mutex mu_;  // point-to-point calls may come from several threads on one comm
+  SpinLock mu_;              // point-to-point calls may come from several threads on one comm
   std::list<CollArgs> lru_;  // front: most recently used
   std::unordered_map<CollArgs, Entry, KeyHash, KeyEq> map_;
   Entry* mru_ = nullptr;  // the entry of lru_.front() (map nodes do not move), or null

@@ -7,28 +7,25 @@ namespace {
 
 struct TypeInfo {
   const char* name;
-  size_t size;
   const char* aliases[4];
 };
 
 constexpr TypeInfo kTypes[weftNumTypes] = {
-    {"int8", 1, {"char", "i8", nullptr, nullptr}},
-    {"uint8", 1, {"u8", nullptr, nullptr, nullptr}},
-    {"int32", 4, {"int", "i32", nullptr, nullptr}},
-    {"uint32", 4, {"u32", nullptr, nullptr, nullptr}},
-    {"int64", 8, {"i64", nullptr, nullptr, nullptr}},
-    {"uint64", 8, {"u64", nullptr, nullptr, nullptr}},
-    {"half", 2, {"fp16", "float16", nullptr, nullptr}},
-    {"bfloat16", 2, {"bf16", nullptr, nullptr, nullptr}},
-    {"float", 4, {"fp32", "float32", nullptr, nullptr}},
-    {"double", 8, {"fp64", "float64", nullptr, nullptr}},
+    {"int8", {"char", "i8", nullptr, nullptr}},
+    {"uint8", {"u8", nullptr, nullptr, nullptr}},
+    {"int32", {"int", "i32", nullptr, nullptr}},
+    {"uint32", {"u32", nullptr, nullptr, nullptr}},
+    {"int64", {"i64", nullptr, nullptr, nullptr}},
+    {"uint64", {"u64", nullptr, nullptr, nullptr}},
+    {"half", {"fp16", "float16", nullptr, nullptr}},
+    {"bfloat16", {"bf16", nullptr, nullptr, nullptr}},
+    {"float", {"fp32", "float32", nullptr, nullptr}},
+    {"double", {"fp64", "float64", nullptr, nullptr}},
 };
 
 constexpr const char* kOps[weftNumOps] = {"sum", "prod", "max", "min", "avg"};
 
 }  // namespace
-
-size_t TypeSize(weftDataType_t t) { return IsValidType(t) ? kTypes[t].size : 0; }
 
 const char* TypeName(weftDataType_t t) { return IsValidType(t) ? kTypes[t].name : "invalid"; }
 

@@ -2,6 +2,7 @@
 // handle from a destroyed or made-up one and answer weftInvalidUsage instead of crashing.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <unordered_set>
 
@@ -18,16 +19,24 @@ class LiveSet {
   void Remove(const T* p) {
     std::lock_guard<std::mutex> lk(mu_);
     set_.erase(p);
+    if (last_.load(std::memory_order_relaxed) == p) last_.store(nullptr, std::memory_order_release);
   }
   bool Contains(const T* p) const {
     if (p == nullptr) return false;
+    // Every blocking call checks its handle: the last one found answers without the lock (two
+    // locked operations, about 100 instructions of the 8-byte bcast's ~1750 under callgrind).
+    // Remove clears it, so a destroyed handle always takes the locked path.
+    if (last_.load(std::memory_order_acquire) == p) return true;
     std::lock_guard<std::mutex> lk(mu_);
-    return set_.count(p) != 0;
+    if (set_.count(p) == 0) return false;
+    last_.store(p, std::memory_order_release);
+    return true;
   }
 
  private:
   mutable std::mutex mu_;
   std::unordered_set<const T*> set_;
+  mutable std::atomic<const T*> last_{nullptr};  // the handle found last, while it lives
 };
 
 }  // namespace weft

@@ -68,20 +68,27 @@ const Params& PeekParams() {
   return *g_params;
 }
 
-const Params& GetParams() {
+namespace params_detail {
+std::atomic<const Params*> g_reported{nullptr};
+
+const Params& GetParamsSlow() {
   const Params& p = PeekParams();
   ReportBad();
+  g_reported.store(&p, std::memory_order_release);
   return p;
 }
+}  // namespace params_detail
 
 void ReloadParams() {
   PeekParams();
+  params_detail::g_reported.store(nullptr, std::memory_order_release);
   g_bad.clear();
   g_params = ReadAll(&g_bad);
   g_ready.store(g_params.get(), std::memory_order_release);
   g_bad_reported = false;
   ReloadLogConfig();
   ReportBad();
+  params_detail::g_reported.store(g_params.get(), std::memory_order_release);
 }
 
 std::vector<ParamInfo> ListParams() {

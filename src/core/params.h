@@ -1,6 +1,7 @@
 // The values of every knob in params.def, read from the environment in one place.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,8 +19,17 @@ struct Params {
 #undef WEFT_PARAM_Str
 };
 
-/// The knobs as read at first use (thread-safe).
-const Params& GetParams();
+namespace params_detail {
+/// The knobs once read and any malformed ones reported (null before).
+extern std::atomic<const Params*> g_reported;
+const Params& GetParamsSlow();
+}  // namespace params_detail
+
+/// The knobs as read at first use (thread-safe). Inline: every call asks.
+inline const Params& GetParams() {
+  if (const Params* p = params_detail::g_reported.load(std::memory_order_acquire)) return *p;
+  return params_detail::GetParamsSlow();
+}
 /// GetParams without logging malformed settings (for the logger itself, which they configure).
 const Params& PeekParams();
 /// Reads the environment again (tests and tools; not thread-safe against readers).

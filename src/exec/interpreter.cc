@@ -32,10 +32,8 @@ unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
       return bufs_.recv + r.offset;
     case ir::Space::kScratch:
       return bufs_.scratch + r.offset;
-    case ir::Space::kShm: {
-      unsigned char* slot = t_->NodeSlot(r.rank);
-      return slot == nullptr ? nullptr : slot + r.offset;
-    }
+    case ir::Space::kShm:
+      return node_slot0_ == nullptr ? nullptr : node_slot0_ + r.rank * node_slot_stride_ + r.offset;
     default: {  // a peer's user buffer: mapped here (weftMemAlloc), or single copy only
       unsigned char* peer = t_->PeerPointer(r.rank, r.space);
       return peer == nullptr ? nullptr : peer + r.offset;
@@ -105,10 +103,25 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
   t_ = &t;
   if (fresh_) {
     t.BeginExecution(bufs_.send, bufs_.recv, bc_->shm_banked ? bc_->shm_slot_bytes : 0);
+    if (surveyed_ != bc_) {
+      uses_node_slots_ = uses_peer_buffers_ = false;
+      for (const sched::BcRef& r : bc_->refs) {
+        uses_node_slots_ |= r.space == static_cast<uint8_t>(ir::Space::kShm);
+        uses_peer_buffers_ |= IsPeer(r.space);
+      }
+      surveyed_ = bc_;
+    }
     // Node memory is there for every rank's slot or for none (checked per execution, not per
     // operand: the latency path runs few instructions and this check was a visible part).
-    node_memory_ = t.NodeSlot(0) != nullptr;
+    node_slot0_ = t.NodeSlot(0);
+    node_slot_stride_ = t.NodeSlotStride();
+    node_memory_ = node_slot0_ != nullptr;
     fresh_ = false;
+    if (uses_node_slots_ && !node_memory_) {
+      *why = "the program uses node memory this transport lacks";
+      active_ = false;
+      return weftInternalError;
+    }
   }
   const size_t es = TypeSize(bc_->dtype);
   while (pc_ < bc_->code.size()) {
@@ -118,20 +131,22 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
       case ir::Opcode::kCopy:
       case ir::Opcode::kReduce: {
         const size_t run = in.fused ? in.fused : 1;
-        for (size_t i = pc_; i < pc_ + run; ++i) {
+        // A peer's buffer is checked where it is used: its address is published by the peer's
+        // own execution, which an earlier wait of the program has seen begin.
+        for (size_t i = pc_; uses_peer_buffers_ && i < pc_ + run; ++i) {
           const sched::BcInstr& x = bc_->code[i];
           for (size_t j = 0; j <= x.nsrc; ++j) {
             const sched::BcRef& r = bc_->refs[x.ref + j];
             const auto space = static_cast<ir::Space>(r.space);
             if (space == ir::Space::kSend || space == ir::Space::kRecv ||
-                space == ir::Space::kScratch || (space == ir::Space::kShm && node_memory_)) {
-              continue;  // always resolvable
+                space == ir::Space::kScratch || space == ir::Space::kShm) {
+              continue;  // always resolvable (node slots checked at the start)
             }
             // A peer's buffer is reached by the transport's single copy, by copies only.
             const bool peer_ok = IsPeer(r.space) && t.SingleCopy() &&
                                  x.op == static_cast<uint8_t>(ir::Opcode::kCopy);
             if (!peer_ok && Resolve(r) == nullptr) {
-              *why = "the program uses node memory or a peer's buffer this transport lacks";
+              *why = "the program uses a peer's buffer this transport lacks";
               active_ = false;
               return weftInternalError;
             }

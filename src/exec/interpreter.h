@@ -45,10 +45,15 @@ class Interpreter {
   const sched::Bytecode* bc_ = nullptr;
   Transport* t_ = nullptr;  // the transport of the current Resume (node slots)
   ExecBuffers bufs_;
-  bool fresh_ = false;
-  bool node_memory_ = false;       // this execution's transport has node slots
-  std::vector<const void*> srcs_;  // a reduce's source pointers (kept: no allocation per call)  //
-                                   // started, not yet resumed: the transport's execution begins
+  bool fresh_ = false;        // started, not yet resumed: the transport's execution begins
+  bool node_memory_ = false;  // this execution's transport has node slots
+  unsigned char* node_slot0_ = nullptr;  // this execution's shm(0); shm(r) is r strides on
+  uint64_t node_slot_stride_ = 0;
+  std::vector<const void*> srcs_;  // a reduce's source pointers (kept: no allocation per call)
+  // What the program's operands need, found once per program (not per execution):
+  const sched::Bytecode* surveyed_ = nullptr;  // the program surveyed
+  bool uses_node_slots_ = false;               // some operand is a shared slot
+  bool uses_peer_buffers_ = false;             // some operand is a node peer's user buffer
   size_t pc_ = 0;
   bool active_ = false;
 };

@@ -28,6 +28,9 @@ class Transport {
   virtual void BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {}
   /// The shm(r) slot of node rank r (of this execution's bank, for a banked program).
   virtual unsigned char* NodeSlot(int node_rank) { return nullptr; }
+  /// Slots are evenly spaced: NodeSlot(r) == NodeSlot(0) + r * NodeSlotStride(), so the
+  /// interpreter resolves a slot operand without a call per operand.
+  virtual uint64_t NodeSlotStride() const { return 0; }
   /// Advances this rank's counter c by one (release: everything written before is visible to
   /// a peer that sees the new value).
   virtual Status Signal(int counter) { return weftNotSupported; }

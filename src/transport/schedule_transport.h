@@ -41,6 +41,7 @@ class ScheduleTransport final : public Transport {
     if (!shm_) return nullptr;
     return bank_ >= 0 ? shm_->Bank(node_rank, bank_) : shm_->Slot(node_rank);
   }
+  uint64_t NodeSlotStride() const override { return shm_ ? shm_->SlotStride() : 0; }
   Status Signal(int counter) override;
   Status WaitCounter(int node_peer, int counter, uint64_t value, bool blocking,
                      bool* reached) override;

@@ -31,7 +31,7 @@ BankPlacer::Entry BankPlacer::Place(uint64_t bank_bytes, uint64_t base) {
 
 void BankPlacer::Observe(int r, uint64_t value) {
   if (!seen_[r] || static_cast<int64_t>(value - known_[r]) > 0) known_[r] = value;
-  seen_[r] = true;
+  seen_[r] = 1;
 }
 
 }  // namespace weft

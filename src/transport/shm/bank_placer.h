@@ -32,7 +32,7 @@ class BankPlacer {
     uint64_t want = 0;  // when a peer's counter must be read, wait for this (>= need)
   };
 
-  explicit BankPlacer(int nranks) : known_(nranks, 0), seen_(nranks, false) {}
+  explicit BankPlacer(int nranks) : known_(nranks, 0), seen_(nranks, 0) {}
 
   /// For an execution with banks of bank_bytes (0: not banked) starting at counter 0 = base.
   Entry Place(uint64_t bank_bytes, uint64_t base);
@@ -48,7 +48,7 @@ class BankPlacer {
   int chain_ = 0;                 // banked executions in a row up to the previous one
   uint64_t starts_[kBanks] = {};  // counter 0 at the start of the last kBanks executions
   std::vector<uint64_t> known_;   // per peer: its counter 0 is at least this
-  std::vector<bool> seen_;        // known_ holds a value
+  std::vector<uint8_t> seen_;     // known_ holds a value (bytes: no bit arithmetic per call)
 };
 
 }  // namespace weft

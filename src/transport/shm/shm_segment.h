@@ -50,8 +50,10 @@ class ShmSegment {
   /// program's first signal on counter 0 also stores the counter there, and waits for that
   /// value read the stamp, so data and signal arrive in one cache line (ir refs start at byte
   /// 8). Later signals leave the stamp alone: peers are reading that line then.
+  /// Bytes from one rank's banks and slot to the next rank's.
+  uint64_t SlotStride() const { return kLatencyBytes + slot_bytes_; }
   unsigned char* Bank(int node_rank, int b) const {
-    return slots_ + node_rank * (kLatencyBytes + slot_bytes_) + b * BankPlacer::kBankBytes;
+    return slots_ + node_rank * SlotStride() + b * BankPlacer::kBankBytes;
   }
   std::atomic<uint64_t>& Counter(int node_rank, int c) const {
     return *reinterpret_cast<std::atomic<uint64_t>*>(counters_ + (node_rank * kLines + c) * 64);
