@@ -90,7 +90,8 @@ typedef struct {
   size_t idle_bytes;              /* of which kept for reuse (never above WEFT_STAGING_CACHE_MAX) */
   unsigned long long allocations; /* host allocations made since the communicator was created */
   unsigned long long frees;
-  int pinned; /* 1: the last allocation was page-locked */
+  int pinned;                      /* 1: the last allocation was page-locked */
+  unsigned long long direct_calls; /* calls on device buffers handed to a device-aware MPI */
 } weftStagingStats_t;
 
 /// Short text for a status code; never NULL.

@@ -6,6 +6,7 @@
 #include "core/params.h"
 #include "device/buffer_route.h"
 #include "device/comm_device.h"
+#include "device/mpi_direct.h"
 #include "device/staged_coll.h"
 #include "weft/weft.h"
 
@@ -24,9 +25,12 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
     if (GetParams().WEFT_CHECK_ARGS && a.kind != CollKind::kSend && a.kind != CollKind::kRecv) {
       WEFT_CHECK(CheckArgsAgree(*comm, a));
     }
-    bool stage = route.any_device();
-    WEFT_CHECK(device::AgreeOnStaging(*comm, a, stage, &stage));
-    if (stage) return device::RunStaged(*comm, a, route, stream);
+    device::DevicePath path;
+    std::unique_ptr<NativeProgram> direct;
+    WEFT_CHECK(device::ChooseDevicePath(*comm, a, route.any_device(), &path, &direct));
+    if (path == device::DevicePath::kMpiDirect)
+      return device::RunMpiDirect(*comm, a, *direct, stream);
+    if (path == device::DevicePath::kStaged) return device::RunStaged(*comm, a, route, stream);
     if (stream != nullptr && comm->device->backend().StreamSync(stream) != weftSuccess) {
       // Host buffers may be the target of work queued on the stream: it finishes first.
       return comm->Fail(weftUnhandledDeviceError, "%s: %s", fn, ThreadLastError());

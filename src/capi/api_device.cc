@@ -122,7 +122,8 @@ weftResult_t weftCommStagingStats(const weftComm_t comm, weftStagingStats_t* sta
     if (stats == nullptr)
       return comm->Fail(weftInvalidArgument, "weftCommStagingStats: stats is NULL");
     weft::device::StagingStats s = comm->device->pool().stats();
-    *stats = weftStagingStats_t{s.held_bytes, s.idle_bytes, s.allocations, s.frees, s.pinned};
+    *stats = weftStagingStats_t{s.held_bytes, s.idle_bytes, s.allocations,
+                                s.frees,      s.pinned,     comm->device->direct_calls};
     return weftSuccess;
   });
 }

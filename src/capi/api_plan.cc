@@ -4,6 +4,7 @@
 #include "capi/guard.h"
 #include "core/params.h"
 #include "device/comm_device.h"
+#include "device/mpi_direct.h"
 #include "device/staged_coll.h"
 #include "plan/plan.h"
 #include "weft/weft.h"
@@ -89,9 +90,12 @@ weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
     WEFT_CHECK(weft::CheckStreamArg("weftPlanStart", comm, stream));
     if (weft::GetParams().WEFT_CHECK_ARGS) WEFT_CHECK(weft::CheckArgsAgree(comm, plan->args));
     const weft::CollArgs& a = plan->args;
-    bool stage = plan->route.any_device();
-    WEFT_CHECK(weft::device::AgreeOnStaging(comm, a, stage, &stage));
-    if (stage) return weft::device::RunStaged(comm, a, plan->route, stream);
+    using weft::device::DevicePath;
+    DevicePath path;
+    std::unique_ptr<weft::NativeProgram> direct;
+    WEFT_CHECK(weft::device::ChooseDevicePath(comm, a, plan->route.any_device(), &path, &direct));
+    if (path == DevicePath::kMpiDirect) return weft::device::RunMpiDirect(comm, a, *direct, stream);
+    if (path == DevicePath::kStaged) return weft::device::RunStaged(comm, a, plan->route, stream);
     if (stream != nullptr && comm.device->backend().StreamSync(stream) != weftSuccess) {
       return comm.Fail(weftUnhandledDeviceError, "weftPlanStart: %s", weft::ThreadLastError());
     }

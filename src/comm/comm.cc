@@ -16,6 +16,7 @@
 #include "device/backend.h"
 #include "device/binding.h"
 #include "device/comm_device.h"
+#include "device/mpi_direct.h"
 #include "transport/cma/cma.h"
 #include "transport/shm/placement_probe.h"
 #include "transport/shm/shm_segment.h"
@@ -154,6 +155,13 @@ Status CreateComm(MPI_Comm user, Comm** out) {
   }
   comm->device = std::make_unique<device::CommDevice>(
       backend, binding, static_cast<size_t>(std::max<int64_t>(0, params.WEFT_STAGING_CACHE_MAX)));
+  if (device::DecideMpiDirect(comm->mpi, *backend, &comm->device->mpi_direct) != weftSuccess) {
+    std::string why = ThreadLastError();
+    comm->device.reset();
+    PMPI_Comm_free(&comm->node_comm);
+    PMPI_Comm_free(&comm->mpi);
+    return FailNoComm(weftMpiError, "weftCommInitMPI: device setup: %s", why.c_str());
+  }
   g_live.Add(comm.get());
   *out = comm.release();
   return weftSuccess;

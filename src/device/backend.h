@@ -93,6 +93,17 @@ class Backend {
   /// Maps a peer's allocation; *ptr is a device pointer valid until IpcClose.
   [[nodiscard]] virtual Status IpcOpen(const IpcHandle& h, void** ptr) = 0;
   [[nodiscard]] virtual Status IpcClose(void* ptr) = 0;
+
+  /// Whether the process's MPI library reads and writes this backend's device memory in its
+  /// own routines (a CUDA-aware MPI and the like), as that library reports it; *why says what
+  /// answered. Asked once per communicator, after MPI_Init. Default: no.
+  virtual bool MpiTakesDeviceMemory(const char** why) {
+    *why = "the backend has no query for its MPI's device support";
+    return false;
+  }
+  /// The address to give such an MPI for memory at ptr: ptr itself for a real device-aware
+  /// MPI (the default); the emulated backend gives its host view of emulated device memory.
+  virtual void* MpiAddress(const void* ptr) { return const_cast<void*>(ptr); }
 };
 
 /// The process's backend, created at first use from WEFT_DEVICE (auto: cuda when built and a

@@ -25,6 +25,12 @@ class CommDevice {
   /// The pipeline's streams (device->host and host->device) and `n` events, made once.
   [[nodiscard]] Status Pipeline(int n, Stream* d2h, Stream* h2d, Event** events);
 
+  /// Large calls on device buffers go to the MPI library directly (mpi_direct.h), decided at
+  /// creation, the same on every rank.
+  bool mpi_direct = false;
+  /// Calls that did so (weftCommStagingStats).
+  uint64_t direct_calls = 0;
+
  private:
   Backend* backend_;
   Binding binding_;

@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "device/comm_device.h"
+#include "device/mpi_direct.h"
 
 namespace weft::device {
 namespace {
@@ -137,17 +138,34 @@ size_t StagingChunkElems(const Comm& comm, const CollArgs& a) {
   return chunk;
 }
 
-Status AgreeOnStaging(Comm& comm, const CollArgs& a, bool mine, bool* any) {
-  *any = mine;
+Status ChooseDevicePath(Comm& comm, const CollArgs& a, bool mine, DevicePath* path,
+                        std::unique_ptr<NativeProgram>* direct) {
+  *path = mine ? DevicePath::kStaged : DevicePath::kHost;
+  direct->reset();
   if (!comm.device->backend().caps().device_memory || a.kind == CollKind::kBarrier ||
       a.kind == CollKind::kSend || a.kind == CollKind::kRecv || comm.size == 1 ||
       StagingChunkElems(comm, a) >= a.count) {
     return weftSuccess;  // one collective whichever way each rank runs it
   }
-  int flag = mine ? 1 : 0;
-  int err = PMPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, comm.mpi);
+  // MAX over ranks of {this rank has a device buffer, this rank cannot go direct}.
+  int flags[2] = {mine ? 1 : 0, 1};
+  if (comm.device->mpi_direct) {
+    bool ok = false;
+    WEFT_CHECK(BuildMpiDirect(comm, a, direct, &ok));
+    flags[1] = ok ? 0 : 1;
+  }
+  int err = PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, comm.mpi);
   if (err != MPI_SUCCESS) return comm.FailMpi(err, "agreeing on staging: MPI_Allreduce");
-  *any = flag != 0;
+  if (flags[0] == 0) {
+    *path = DevicePath::kHost;
+  } else if (flags[1] == 0) {
+    *path = DevicePath::kMpiDirect;
+  } else {
+    *path = DevicePath::kStaged;
+    WEFT_TRACE(kDevice, "%s of %zu: staged (some rank's native program has a host pass)",
+               CollApiName(a.kind), a.count);
+  }
+  if (*path != DevicePath::kMpiDirect) direct->reset();
   return weftSuccess;
 }
 

@@ -6,20 +6,33 @@
 // work after the results land; the call returns once they have.
 #pragma once
 
+#include <memory>
+
 #include "coll/coll_args.h"
 #include "device/backend.h"
 #include "device/buffer_route.h"
+#include "native/native_program.h"
 
 namespace weft::device {
 
 /// Elements per chunk of a staged call, from the arguments and the rank count only (never from
 /// where this rank's buffers live), so every rank cuts a call into the same collectives.
 size_t StagingChunkElems(const Comm& comm, const CollArgs& args);
-/// Whether this call stages on any rank. Ranks may mix host and device buffers, and a staged
-/// call of more than one chunk runs several collectives, so when that can happen (a backend
-/// with devices, more than one chunk) the ranks agree with one small allreduce; otherwise
-/// *any = mine. Every rank calls it for every call.
-Status AgreeOnStaging(Comm& comm, const CollArgs& args, bool mine, bool* any);
+/// How a call runs with respect to device buffers.
+enum class DevicePath {
+  kHost,       // no rank has device buffers (or this one's one-hop staging is its own affair)
+  kStaged,     // through host staging (RunStaged)
+  kMpiDirect,  // the MPI library on the device buffers themselves (mpi_direct.h)
+};
+/// Chooses the path of this call, the same on every rank. Ranks may mix host and device
+/// buffers, and a staged call of more than one chunk runs several collectives, so when that can
+/// happen (a backend with devices, more than one chunk) the ranks agree with one small
+/// allreduce: on any device buffer, and on whether every rank's native program may take device
+/// buffers as they are (then *direct holds this rank's). Otherwise the path follows this rank's
+/// buffers (mine: it has a device buffer) and never goes direct. Every rank calls it for every
+/// call.
+Status ChooseDevicePath(Comm& comm, const CollArgs& args, bool mine, DevicePath* path,
+                        std::unique_ptr<NativeProgram>* direct);
 /// Runs validated args whose buffers `route` describes (host-only ranks run it too when
 /// another rank stages).
 Status RunStaged(Comm& comm, const CollArgs& args, const BufferRoute& route, Stream stream);

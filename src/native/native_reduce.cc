@@ -138,10 +138,14 @@ NativeStep ReduceScatterDirectStep(const Ctx& x, const CollArgs& a) {
     return r ? PMPI_Ireduce_scatter_block(sb, rb, n, x.w.type, x.w.op, x.mc, r)
              : PMPI_Reduce_scatter_block(sb, rb, n, x.w.type, x.w.op, x.mc);
   };
-  s.after = [=](const Bind& b) {
-    if (in_place && b.send != b.recv) std::memmove(b.recv, b.send, bytes);
-    if (x.w.divide) DivideFloats(b.recv, bytes / x.es, x.type, x.nranks);
-  };
+  // No pass at all when there is nothing to do (a device-aware MPI may then run the program on
+  // device buffers: mpi_direct.h). In place, rank 0's block is already where MPI leaves it.
+  if ((in_place && x.rank != 0) || x.w.divide) {
+    s.after = [=](const Bind& b) {
+      if (in_place && b.send != b.recv) std::memmove(b.recv, b.send, bytes);
+      if (x.w.divide) DivideFloats(b.recv, bytes / x.es, x.type, x.nranks);
+    };
+  }
   return s;
 }
 

@@ -2,6 +2,10 @@
 // the kernels of cuda_reduce.cu. Built when nvcc is found (WEFT_WITH_CUDA); a process without
 // a usable GPU gets the host backend instead (auto) or a clear error (WEFT_DEVICE=cuda).
 #include <cuda_runtime.h>
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>  // MPIX_Query_cuda_support, where Open MPI built its CUDA extension
+#endif
 
 #include <cstring>
 #include <mutex>
@@ -133,6 +137,24 @@ class CudaBackend final : public Backend {
   }
   Status IpcClose(void* ptr) override {
     return Check(cudaIpcCloseMemHandle(ptr), "cudaIpcCloseMemHandle");
+  }
+
+  bool MpiTakesDeviceMemory(const char** why) override {
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+    // 1 only when Open MPI was built with CUDA and its runtime supports CUDA buffers.
+    const bool yes = MPIX_Query_cuda_support() == 1;
+    *why = yes ? "MPIX_Query_cuda_support() = 1" : "MPIX_Query_cuda_support() = 0";
+    return yes;
+#elif defined(MPIX_GPU_SUPPORT_CUDA)
+    // MPICH 4: built with CUDA and GPU support enabled at run time (MPIR_CVAR_ENABLE_GPU).
+    int yes = 0;
+    if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &yes) != MPI_SUCCESS) yes = 0;
+    *why = yes ? "MPIX_GPU_query_support(CUDA) = 1" : "MPIX_GPU_query_support(CUDA) = 0";
+    return yes != 0;
+#else
+    *why = "this MPI library has no query for CUDA support (WEFT_MPI_DEVICE=1 trusts that it has)";
+    return false;
+#endif
   }
 
  private:

@@ -107,6 +107,20 @@ class EmulatedBackend final : public Backend {
     Unmap(a);
     return weftSuccess;
   }
+
+  // The emulated "device-aware MPI": MPI gets the backing mapping, as a CUDA-aware MPI reaches
+  // device memory by its own means; weft's code never sees the difference.
+  bool MpiTakesDeviceMemory(const char** why) override {
+    const bool yes = GetParams().WEFT_EMULATED_MPI_AWARE != 0;
+    *why = yes ? "WEFT_EMULATED_MPI_AWARE=1" : "the emulated MPI is not device-aware by default";
+    return yes;
+  }
+  void* MpiAddress(const void* ptr) override {
+    std::shared_lock lock(mu_);
+    const Allocation* a = Find(ptr);
+    if (a == nullptr) return const_cast<void*>(ptr);
+    return a->backing + (static_cast<const unsigned char*>(ptr) - a->addr);
+  }
   Status HostAlloc(size_t bytes, void** ptr, bool* pinned) override {
     return PageableHostAlloc(bytes, ptr, pinned);  // nothing to pin
   }
