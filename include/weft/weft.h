@@ -92,6 +92,7 @@ typedef struct {
   unsigned long long frees;
   int pinned;                      /* 1: the last allocation was page-locked */
   unsigned long long direct_calls; /* calls on device buffers handed to a device-aware MPI */
+  unsigned long long ipc_calls;    /* calls run device to device between node peers (IPC) */
 } weftStagingStats_t;
 
 /// Short text for a status code; never NULL.

@@ -6,6 +6,7 @@
 #include "core/params.h"
 #include "device/buffer_route.h"
 #include "device/comm_device.h"
+#include "device/ipc_coll.h"
 #include "device/mpi_direct.h"
 #include "device/staged_coll.h"
 #include "weft/weft.h"
@@ -27,7 +28,8 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
     }
     device::DevicePath path;
     std::unique_ptr<NativeProgram> direct;
-    WEFT_CHECK(device::ChooseDevicePath(*comm, a, route.any_device(), &path, &direct));
+    WEFT_CHECK(device::ChooseDevicePath(*comm, a, route, &path, &direct));
+    if (path == device::DevicePath::kIpc) return device::RunIpc(*comm, a, stream);
     if (path == device::DevicePath::kMpiDirect)
       return device::RunMpiDirect(*comm, a, *direct, stream);
     if (path == device::DevicePath::kStaged) return device::RunStaged(*comm, a, route, stream);

@@ -122,8 +122,13 @@ weftResult_t weftCommStagingStats(const weftComm_t comm, weftStagingStats_t* sta
     if (stats == nullptr)
       return comm->Fail(weftInvalidArgument, "weftCommStagingStats: stats is NULL");
     weft::device::StagingStats s = comm->device->pool().stats();
-    *stats = weftStagingStats_t{s.held_bytes, s.idle_bytes, s.allocations,
-                                s.frees,      s.pinned,     comm->device->direct_calls};
+    *stats = weftStagingStats_t{s.held_bytes,
+                                s.idle_bytes,
+                                s.allocations,
+                                s.frees,
+                                s.pinned,
+                                comm->device->direct_calls,
+                                comm->device->ipc_calls};
     return weftSuccess;
   });
 }

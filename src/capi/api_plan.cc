@@ -4,6 +4,7 @@
 #include "capi/guard.h"
 #include "core/params.h"
 #include "device/comm_device.h"
+#include "device/ipc_coll.h"
 #include "device/mpi_direct.h"
 #include "device/staged_coll.h"
 #include "plan/plan.h"
@@ -93,7 +94,8 @@ weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
     using weft::device::DevicePath;
     DevicePath path;
     std::unique_ptr<weft::NativeProgram> direct;
-    WEFT_CHECK(weft::device::ChooseDevicePath(comm, a, plan->route.any_device(), &path, &direct));
+    WEFT_CHECK(weft::device::ChooseDevicePath(comm, a, plan->route, &path, &direct));
+    if (path == DevicePath::kIpc) return weft::device::RunIpc(comm, a, stream);
     if (path == DevicePath::kMpiDirect) return weft::device::RunMpiDirect(comm, a, *direct, stream);
     if (path == DevicePath::kStaged) return weft::device::RunStaged(comm, a, plan->route, stream);
     if (stream != nullptr && comm.device->backend().StreamSync(stream) != weftSuccess) {

@@ -10,6 +10,8 @@ CommDevice::~CommDevice() {
     WEFT_WARN(kDevice, "destroying the staging stream failed");
   if (h2d_ != nullptr && backend_->StreamDestroy(h2d_) != weftSuccess)
     WEFT_WARN(kDevice, "destroying the staging stream failed");
+  if (ipc_mappings.CloseAll(*backend_) != weftSuccess)
+    WEFT_WARN(kDevice, "closing a peer's IPC mapping failed");
   for (Event e : events_) {
     if (backend_->EventDestroy(e) != weftSuccess) WEFT_WARN(kDevice, "destroying an event failed");
   }

@@ -6,6 +6,7 @@
 
 #include "device/backend.h"
 #include "device/binding.h"
+#include "device/ipc_mappings.h"
 #include "device/staging_pool.h"
 
 namespace weft::device {
@@ -30,6 +31,9 @@ class CommDevice {
   bool mpi_direct = false;
   /// Calls that did so (weftCommStagingStats).
   uint64_t direct_calls = 0;
+  /// Node peers' device allocations mapped for the IPC path (ipc_coll.h), and its calls.
+  IpcMappings ipc_mappings;
+  uint64_t ipc_calls = 0;
 
  private:
   Backend* backend_;

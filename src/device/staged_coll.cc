@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "device/comm_device.h"
+#include "device/ipc_coll.h"
 #include "device/mpi_direct.h"
 
 namespace weft::device {
@@ -138,8 +139,9 @@ size_t StagingChunkElems(const Comm& comm, const CollArgs& a) {
   return chunk;
 }
 
-Status ChooseDevicePath(Comm& comm, const CollArgs& a, bool mine, DevicePath* path,
+Status ChooseDevicePath(Comm& comm, const CollArgs& a, const BufferRoute& route, DevicePath* path,
                         std::unique_ptr<NativeProgram>* direct) {
+  const bool mine = route.any_device();
   *path = mine ? DevicePath::kStaged : DevicePath::kHost;
   direct->reset();
   if (!comm.device->backend().caps().device_memory || a.kind == CollKind::kBarrier ||
@@ -147,17 +149,19 @@ Status ChooseDevicePath(Comm& comm, const CollArgs& a, bool mine, DevicePath* pa
       StagingChunkElems(comm, a) >= a.count) {
     return weftSuccess;  // one collective whichever way each rank runs it
   }
-  // MAX over ranks of {this rank has a device buffer, this rank cannot go direct}.
-  int flags[2] = {mine ? 1 : 0, 1};
-  if (comm.device->mpi_direct) {
+  // MAX over ranks of {this rank has a device buffer, cannot go direct, cannot take IPC}.
+  int flags[3] = {mine ? 1 : 0, 1, IpcEligible(comm, a, route) ? 0 : 1};
+  if (comm.device->mpi_direct && flags[2] != 0) {
     bool ok = false;
     WEFT_CHECK(BuildMpiDirect(comm, a, direct, &ok));
     flags[1] = ok ? 0 : 1;
   }
-  int err = PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, comm.mpi);
+  int err = PMPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MAX, comm.mpi);
   if (err != MPI_SUCCESS) return comm.FailMpi(err, "agreeing on staging: MPI_Allreduce");
   if (flags[0] == 0) {
     *path = DevicePath::kHost;
+  } else if (flags[2] == 0) {
+    *path = DevicePath::kIpc;
   } else if (flags[1] == 0) {
     *path = DevicePath::kMpiDirect;
   } else {

@@ -1,6 +1,7 @@
 // The CUDA backend: the CUDA runtime for memory, copies, streams, events and IPC handles, and
 // the kernels of cuda_reduce.cu. Built when nvcc is found (WEFT_WITH_CUDA); a process without
 // a usable GPU gets the host backend instead (auto) or a clear error (WEFT_DEVICE=cuda).
+#include <cuda.h>  // driver types only: the driver is reached through the runtime
 #include <cuda_runtime.h>
 #include <mpi.h>
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -19,6 +20,26 @@ namespace weft::device {
 namespace {
 
 static_assert(sizeof(cudaIpcMemHandle_t) <= sizeof(IpcHandle::bytes));
+
+// cuMemGetAddressRange, found through the runtime's driver entry point (so libweft does not
+// link libcuda and still loads where no driver is installed); null when unavailable.
+using AddressRangeFn = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
+AddressRangeFn AddressRange() {
+  static const AddressRangeFn fn = [] {
+    void* p = nullptr;
+#if CUDART_VERSION >= 12050
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &p, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      p = nullptr;
+    }
+#endif
+    return reinterpret_cast<AddressRangeFn>(p);
+  }();
+  return fn;
+}
 
 Status Check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return weftSuccess;
@@ -64,9 +85,18 @@ class CudaBackend final : public Backend {
     if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged) return weftSuccess;
     info->kind = MemKind::kDevice;
     info->device = a.device;
-    // Allocation bounds would need the driver API (cuMemGetAddressRange); size 0 = unknown.
+    // The allocation's bounds (buffers running past it are refused; IPC handles name whole
+    // allocations); size 0 = unknown, where the driver entry point is not available.
     info->base = ptr;
     info->size = 0;
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    if (AddressRangeFn range = AddressRange();
+        range != nullptr &&
+        range(&base, &size, reinterpret_cast<CUdeviceptr>(ptr)) == CUDA_SUCCESS) {
+      info->base = reinterpret_cast<const void*>(base);
+      info->size = size;
+    }
     return weftSuccess;
   }
   Status Copy(void* dst, const void* src, size_t bytes) override {

@@ -40,12 +40,14 @@ struct Allocation {
   int fd = -1;
   int device = 0;
   bool from_ipc = false;
+  uint64_t serial = 0;  // unique per allocation in its process: fd numbers are reused
 };
 
 struct IpcBody {
   uint32_t magic;
   int32_t pid, fd, device;
   uint64_t size;
+  uint64_t serial;  // a later allocation on a reused fd gets another handle
 };
 static_assert(sizeof(IpcBody) <= sizeof(IpcHandle::bytes));
 
@@ -83,6 +85,7 @@ class EmulatedBackend final : public Backend {
     a.size = bytes;
     a.mapped = (bytes + 4095) / 4096 * 4096;
     a.device = current_.load();
+    a.serial = next_serial_.fetch_add(1) + 1;
     if (ftruncate(a.fd, static_cast<off_t>(a.mapped)) != 0 || !Map(&a)) {
       close(a.fd);
       return FailNoComm(weftSystemError, "emulated alloc of %zu bytes failed", bytes);
@@ -246,8 +249,8 @@ class EmulatedBackend final : public Backend {
     if (it == allocs_.end() || it->second.from_ipc) {
       return FailNoComm(weftInvalidArgument, "IPC handle: %p is not an allocation's base", ptr);
     }
-    IpcBody b{kIpcMagic, static_cast<int32_t>(getpid()), it->second.fd, it->second.device,
-              it->second.size};
+    IpcBody b{kIpcMagic,          static_cast<int32_t>(getpid()), it->second.fd,
+              it->second.device, it->second.size,                 it->second.serial};
     std::memset(h->bytes, 0, sizeof(h->bytes));
     std::memcpy(h->bytes, &b, sizeof(b));
     return weftSuccess;
@@ -267,6 +270,7 @@ class EmulatedBackend final : public Backend {
     a.mapped = (b.size + 4095) / 4096 * 4096;
     a.device = b.device;
     a.from_ipc = true;
+    a.serial = b.serial;
     if (!Map(&a)) {
       close(a.fd);
       return FailNoComm(weftSystemError, "IPC open: mapping %s failed", path.c_str());
@@ -355,6 +359,7 @@ class EmulatedBackend final : public Backend {
   int64_t latency_ns_ = 0;
   double gbps_ = 0;
   std::atomic<int> current_{0};
+  std::atomic<uint64_t> next_serial_{0};
   mutable std::shared_mutex mu_;
   std::map<uintptr_t, Allocation> allocs_;
   std::mutex streams_mu_;

@@ -1,9 +1,12 @@
-// The GPU-aware MPI path on the emulated backend (run with WEFT_DEVICE=emulated and
-// WEFT_EMULATED_MPI_AWARE=1): large calls on device buffers go to MPI directly (counted by
-// weftCommStagingStats' direct_calls, no staging allocation), calls whose native program has a
-// host pass (Avg, in-place reduce_scatter off rank 0) and one-hop calls still stage, a host
-// rank joins a device rank's direct call, the user's stream is waited for, plans go direct,
-// and WEFT_MPI_DEVICE=0 turns it off. Every result is checked.
+// The paths a large call on device buffers can take besides staging, on the emulated backend
+// (WEFT_DEVICE=emulated), one mode per run:
+//   --direct  WEFT_EMULATED_MPI_AWARE=1 WEFT_DEVICE_IPC=0: the GPU-aware MPI path (mpi_direct.h)
+//   --ipc     the device-to-device path between node peers (ipc_coll.h)
+// Each case checks the result and the path taken (weftCommStagingStats counts direct and IPC
+// calls; neither allocates staging memory): every collective, in place, a bcast root out of
+// place, a plan, the user's stream waited for; and what must still stage (Avg's host division,
+// an in-place reduce_scatter's move for MPI, in-place alltoall for IPC, one-hop calls, a host
+// rank among device ranks for IPC) or is turned off (WEFT_MPI_DEVICE=0, WEFT_DEVICE_IPC=0).
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -20,11 +23,19 @@ namespace {
 
 using mpt::Report;
 
+enum class Path { kStaged, kDirect, kIpc };
+
 struct Ctx {
   weftComm_t comm;
   int rank, size;
   Report* report;
+  bool ipc_mode;  // --ipc, else --direct
 };
+
+// The path a case expects in this run's mode.
+Path In(const Ctx& x, Path direct_mode, Path ipc_mode) {
+  return x.ipc_mode ? ipc_mode : direct_mode;
+}
 
 constexpr size_t kBig = (3u << 20) / sizeof(float) + 5;  // several 1 MiB staging chunks, odd
 
@@ -56,20 +67,24 @@ weftStagingStats_t Stats(weftComm_t c) {
   return s;
 }
 
-// Runs call on comm c; checks its result and whether it went direct (always staged at 1 rank).
-void Expect(Ctx& x, weftComm_t c, const std::string& name, bool direct,
+// Runs call on comm c; checks its result and the path it took (always staged at 1 rank).
+void Expect(Ctx& x, weftComm_t c, const std::string& name, Path path,
             const std::function<weftResult_t()>& call, const std::function<bool()>& result) {
   const weftStagingStats_t before = Stats(c);
   weftResult_t e = call();
   const weftStagingStats_t after = Stats(c);
   x.report->Case(e == weftSuccess && result(), name + ": result", Why(e, c));
-  const bool went = after.direct_calls == before.direct_calls + 1;
-  const bool want = direct && x.size > 1;
-  x.report->Case(went == want && after.direct_calls <= before.direct_calls + 1,
-                 name + (want ? ": handed to MPI directly" : ": staged"),
-                 "direct_calls " + std::to_string(before.direct_calls) + " -> " +
-                     std::to_string(after.direct_calls));
-  if (want) {
+  const Path want = x.size > 1 ? path : Path::kStaged;
+  const auto direct = after.direct_calls - before.direct_calls;
+  const auto ipc = after.ipc_calls - before.ipc_calls;
+  const bool ok =
+      direct == (want == Path::kDirect ? 1u : 0u) && ipc == (want == Path::kIpc ? 1u : 0u);
+  const char* label = want == Path::kDirect ? ": handed to MPI directly"
+                      : want == Path::kIpc  ? ": device to device (IPC)"
+                                            : ": staged";
+  x.report->Case(ok, name + label,
+                 "direct calls +" + std::to_string(direct) + ", IPC calls +" + std::to_string(ipc));
+  if (want != Path::kStaged) {
     x.report->Case(after.allocations == before.allocations, name + ": no staging allocation",
                    std::to_string(after.allocations - before.allocations) + " made");
   }
@@ -81,24 +96,24 @@ void Collectives(Ctx& x) {
   void* s = DeviceFloats(kBig * x.size, me);
   void* r = DeviceFloats(kBig * x.size, 0.0f);
   Expect(
-      x, x.comm, "allreduce", true,
+      x, x.comm, "allreduce", In(x, Path::kDirect, Path::kIpc),
       [&] { return weftAllReduce(s, r, kBig, weftFloat, weftSum, x.comm, nullptr); },
       [&] { return AllEqual(r, 0, kBig, sum); });
   Expect(
-      x, x.comm, "allreduce in place", true,
+      x, x.comm, "allreduce in place", In(x, Path::kDirect, Path::kIpc),
       [&] { return weftAllReduce(r, r, kBig, weftFloat, weftMax, x.comm, nullptr); },
       [&] { return AllEqual(r, 0, kBig, sum); });
   const int root = 1 % x.size;
   Expect(
-      x, x.comm, "bcast, root out of place", true,
+      x, x.comm, "bcast, root out of place", In(x, Path::kDirect, Path::kIpc),
       [&] { return weftBroadcast(s, r, kBig, weftFloat, root, x.comm, nullptr); },
       [&] { return AllEqual(r, 0, kBig, root + 1.0f) && AllEqual(s, 0, kBig, me); });
   Expect(
-      x, x.comm, "reduce", true,
+      x, x.comm, "reduce", In(x, Path::kDirect, Path::kIpc),
       [&] { return weftReduce(s, r, kBig, weftFloat, weftSum, 0, x.comm, nullptr); },
       [&] { return x.rank != 0 || AllEqual(r, 0, kBig, sum); });
   Expect(
-      x, x.comm, "allgather", true,
+      x, x.comm, "allgather", In(x, Path::kDirect, Path::kIpc),
       [&] { return weftAllGather(s, r, kBig, weftFloat, x.comm, nullptr); },
       [&] {
         bool ok = true;
@@ -106,11 +121,11 @@ void Collectives(Ctx& x) {
         return ok;
       });
   Expect(
-      x, x.comm, "reduce_scatter", true,
+      x, x.comm, "reduce_scatter", In(x, Path::kDirect, Path::kIpc),
       [&] { return weftReduceScatter(s, r, kBig, weftFloat, weftSum, x.comm, nullptr); },
       [&] { return AllEqual(r, 0, kBig, sum); });
   Expect(
-      x, x.comm, "alltoall", true,
+      x, x.comm, "alltoall", In(x, Path::kDirect, Path::kIpc),
       [&] { return weftAllToAll(s, r, kBig, weftFloat, x.comm, nullptr); },
       [&] {
         bool ok = true;
@@ -120,12 +135,12 @@ void Collectives(Ctx& x) {
   // Host passes: the mean is divided on the host, and MPI leaves an in-place reduce_scatter's
   // result at block 0, not at block `rank`: both stage on every rank.
   Expect(
-      x, x.comm, "allreduce avg", false,
+      x, x.comm, "allreduce avg", Path::kStaged,
       [&] { return weftAllReduce(s, r, kBig, weftFloat, weftAvg, x.comm, nullptr); },
       [&] { return AllEqual(r, 0, kBig, sum / p); });
   void* whole = DeviceFloats(kBig * x.size, me);
   Expect(
-      x, x.comm, "reduce_scatter in place", x.size == 1,
+      x, x.comm, "reduce_scatter in place", In(x, Path::kStaged, Path::kIpc),
       [&] {
         char* mine = static_cast<char*>(whole) + x.rank * kBig * sizeof(float);
         return weftReduceScatter(whole, mine, kBig, weftFloat, weftSum, x.comm, nullptr);
@@ -133,7 +148,7 @@ void Collectives(Ctx& x) {
       [&] { return AllEqual(whole, x.rank * kBig, kBig, sum); });
   // One staging chunk: a single hop, decided by each rank alone.
   Expect(
-      x, x.comm, "small allreduce", false,
+      x, x.comm, "small allreduce", Path::kStaged,
       [&] { return weftAllReduce(s, r, 1000, weftFloat, weftSum, x.comm, nullptr); },
       [&] { return AllEqual(r, 0, 1000, sum); });
   weftDeviceFree(whole);
@@ -148,7 +163,7 @@ void Mixed(Ctx& x) {
   void* s = x.rank == 0 ? DeviceFloats(kBig, 1.0f) : hs.data();
   void* r = x.rank == 0 ? DeviceFloats(kBig, 0.0f) : hr.data();
   Expect(
-      x, x.comm, "device and host ranks", true,
+      x, x.comm, "device and host ranks", In(x, Path::kDirect, Path::kStaged),
       [&] { return weftAllReduce(s, r, kBig, weftFloat, weftSum, x.comm, nullptr); },
       [&] {
         if (x.rank == 0) return AllEqual(r, 0, kBig, p);
@@ -179,7 +194,7 @@ void StreamOrder(Ctx& x) {
   bool ok = b->CopyAsync(d, src.data(), kBig * sizeof(float), st) == weftSuccess;
   const float p = static_cast<float>(x.size);
   Expect(
-      x, x.comm, "after the stream's work", true,
+      x, x.comm, "after the stream's work", In(x, Path::kDirect, Path::kIpc),
       [&] { return weftAllReduce(d, d, kBig, weftFloat, weftSum, x.comm, st); },
       [&] { return ok && AllEqual(d, 0, kBig, p * (p + 1) / 2); });
   weftDeviceFree(d);
@@ -194,7 +209,7 @@ void Plan(Ctx& x) {
   x.report->Case(e == weftSuccess, "plan init", Why(e, x.comm));
   for (int i = 0; i < 2 && e == weftSuccess; ++i) {
     Expect(
-        x, x.comm, "plan start " + std::to_string(i), true,
+        x, x.comm, "plan start " + std::to_string(i), In(x, Path::kDirect, Path::kIpc),
         [&] {
           weftResult_t s2 = weftPlanStart(plan, nullptr);
           return s2 == weftSuccess ? weftPlanWait(plan) : s2;
@@ -206,26 +221,44 @@ void Plan(Ctx& x) {
   weftDeviceFree(r);
 }
 
-// WEFT_MPI_DEVICE=0: the same MPI, but device buffers stage.
+// The path turned off (WEFT_MPI_DEVICE=0, or WEFT_DEVICE_IPC=0): the same call stages.
 void TurnedOff(Ctx& x) {
-  setenv("WEFT_MPI_DEVICE", "0", 1);
+  const char* knob = x.ipc_mode ? "WEFT_DEVICE_IPC" : "WEFT_MPI_DEVICE";
+  const std::string name = std::string(knob) + "=0";
+  setenv(knob, "0", 1);
   weft::ReloadParams();
   weftComm_t off = nullptr;
   weftResult_t e = weftCommInitMPI(&off, MPI_COMM_WORLD);
-  unsetenv("WEFT_MPI_DEVICE");
-  weft::ReloadParams();
-  x.report->Case(e == weftSuccess, "comm with WEFT_MPI_DEVICE=0", Why(e, nullptr));
-  if (e != weftSuccess) return;
   void* s = DeviceFloats(kBig, 1.0f);
   void* r = DeviceFloats(kBig, 0.0f);
-  Expect(
-      x, off, "WEFT_MPI_DEVICE=0", false,
-      [&] { return weftAllReduce(s, r, kBig, weftFloat, weftSum, off, nullptr); },
-      [&] { return AllEqual(r, 0, kBig, static_cast<float>(x.size)); });
-  x.report->Case(x.size == 1 || Stats(off).allocations > 0, "WEFT_MPI_DEVICE=0 stages");
+  x.report->Case(e == weftSuccess, "comm with " + name, Why(e, nullptr));
+  if (e == weftSuccess) {
+    Expect(
+        x, off, name, Path::kStaged,
+        [&] { return weftAllReduce(s, r, kBig, weftFloat, weftSum, off, nullptr); },
+        [&] { return AllEqual(r, 0, kBig, static_cast<float>(x.size)); });
+    x.report->Case(x.size == 1 || Stats(off).allocations > 0, name + " stages");
+    weftCommDestroy(off);
+  }
+  unsetenv(knob);
+  weft::ReloadParams();
   weftDeviceFree(s);
   weftDeviceFree(r);
-  weftCommDestroy(off);
+}
+
+// In-place alltoall: MPI takes it in place; the IPC path would overwrite blocks peers still
+// read, so it stages.
+void AllToAllInPlace(Ctx& x) {
+  void* b = DeviceFloats(kBig * x.size, x.rank + 1.0f);
+  Expect(
+      x, x.comm, "alltoall in place", In(x, Path::kDirect, Path::kStaged),
+      [&] { return weftAllToAll(b, b, kBig, weftFloat, x.comm, nullptr); },
+      [&] {
+        bool ok = true;
+        for (int q = 0; q < x.size; ++q) ok &= AllEqual(b, q * kBig, kBig, q + 1.0f);
+        return ok;
+      });
+  weftDeviceFree(b);
 }
 
 }  // namespace
@@ -233,7 +266,7 @@ void TurnedOff(Ctx& x) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   Report report(MPI_COMM_WORLD);
-  Ctx x{nullptr, 0, 0, &report};
+  Ctx x{nullptr, 0, 0, &report, argc > 1 && std::string(argv[1]) == "--ipc"};
   MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &x.size);
   weftResult_t r = weftCommInitMPI(&x.comm, MPI_COMM_WORLD);
@@ -246,10 +279,11 @@ int main(int argc, char** argv) {
     Mixed(x);
     StreamOrder(x);
     Plan(x);
+    AllToAllInPlace(x);
     TurnedOff(x);
     weftCommDestroy(x.comm);
   }
-  int rc = report.Finish("device_direct_test");
+  int rc = report.Finish(x.ipc_mode ? "device_paths_test --ipc" : "device_paths_test --direct");
   MPI_Finalize();
   return rc;
 }
