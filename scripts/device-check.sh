@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The device check, for a machine with a GPU: builds weft with the CUDA backend, runs the
-# device tests (emulated backend, then the real devices), and the staging benchmark, writing
+# device tests (emulated backend, then the real devices: the matrix with the IPC path on and
+# off), and the device benchmark, writing
 # everything under OUTDIR. Also useful without a GPU: it then shows the CUDA backend compiles
 # and runs the emulated part.
 #   ./scripts/device-check.sh OUTDIR [--mpi openmpi|mpich]
@@ -32,13 +33,24 @@ GPUS=$(WEFT_DEVICE=cuda "$BIN/tools/info/weft-info" --devices 2>/dev/null || ech
 if [ "${GPUS:-0}" -gt 0 ]; then
   NP=$(( GPUS < 2 ? 2 : (GPUS > 4 ? 4 : GPUS) ))
   echo "== $GPUS CUDA device(s): matrix and staging benchmark at $NP ranks"
-  for mem in device mixed; do
-    run env WEFT_DEVICE=cuda "$WEFT_MPIEXEC" "${WEFT_MPIEXEC_FLAGS[@]}" -n "$NP" \
-      "$BIN/tests/mp/mp_coll_matrix" --quick --memory "$mem" > "$OUT/matrix-cuda-$mem.txt" 2>&1 ||
-      status=1
-    tail -1 "$OUT/matrix-cuda-$mem.txt"
+  # Chunks of 4 KiB: most calls agree on a path, so the matrix runs the IPC path (ipc1) and
+  # the staging pipeline (ipc0) on the GPU.
+  for ipc in 1 0; do
+    for mem in device mixed; do
+      run env WEFT_DEVICE=cuda WEFT_DEVICE_IPC=$ipc WEFT_STAGING_CHUNK_BYTES=4096 \
+        "$WEFT_MPIEXEC" "${WEFT_MPIEXEC_FLAGS[@]}" -n "$NP" "$BIN/tests/mp/mp_coll_matrix" --quick \
+        --memory "$mem" > "$OUT/matrix-cuda-$mem-ipc$ipc.txt" 2>&1 || status=1
+      tail -1 "$OUT/matrix-cuda-$mem-ipc$ipc.txt"
+    done
   done
-  for coll in allreduce reduce_scatter allgather broadcast alltoall; do
+  # The allreduce on each path against staging by hand (IPC, then staged).
+  for ipc in 1 0; do
+    run env WEFT_DEVICE=cuda WEFT_DEVICE_IPC=$ipc "$WEFT_MPIEXEC" "${WEFT_MPIEXEC_FLAGS[@]}" \
+      -n "$NP" "$BIN/tools/bench/weft-bench" allreduce --memory device -b 1M -e 64M -f 4 -w 3 \
+      -n 10 --place out --csv "$OUT/bench-cuda-allreduce-ipc$ipc.csv" \
+      > "$OUT/bench-cuda-allreduce-ipc$ipc.txt" 2>&1 || status=1
+  done
+  for coll in reduce_scatter allgather broadcast alltoall; do
     run env WEFT_DEVICE=cuda "$WEFT_MPIEXEC" "${WEFT_MPIEXEC_FLAGS[@]}" -n "$NP" \
       "$BIN/tools/bench/weft-bench" "$coll" --memory device -b 64K -e 64M -f 4 -w 3 -n 10 \
       --place out --csv "$OUT/bench-cuda-$coll.csv" > "$OUT/bench-cuda-$coll.txt" 2>&1 || status=1
