@@ -33,14 +33,19 @@ GPUS=$(WEFT_DEVICE=cuda "$BIN/tools/info/weft-info" --devices 2>/dev/null || ech
 if [ "${GPUS:-0}" -gt 0 ]; then
   NP=$(( GPUS < 2 ? 2 : (GPUS > 4 ? 4 : GPUS) ))
   echo "== $GPUS CUDA device(s): matrix and staging benchmark at $NP ranks"
-  # Chunks of 4 KiB: most calls agree on a path, so the matrix runs the IPC path (ipc1) and
-  # the staging pipeline (ipc0) on the GPU.
-  for ipc in 1 0; do
+  # Chunks of 4 KiB: most calls agree on a path, so the matrix runs each path on the GPU:
+  # NCCL (nccl1), the IPC path (ipc1) and the staging pipeline (ipc0).
+  for path in nccl1 ipc1 ipc0; do
+    case $path in
+      nccl1) penv="WEFT_NCCL=1" ;;
+      ipc1) penv="WEFT_DEVICE_IPC=1" ;;
+      ipc0) penv="WEFT_DEVICE_IPC=0" ;;
+    esac
     for mem in device mixed; do
-      run env WEFT_DEVICE=cuda WEFT_DEVICE_IPC=$ipc WEFT_STAGING_CHUNK_BYTES=4096 \
+      run env WEFT_DEVICE=cuda $penv WEFT_STAGING_CHUNK_BYTES=4096 \
         "$WEFT_MPIEXEC" "${WEFT_MPIEXEC_FLAGS[@]}" -n "$NP" "$BIN/tests/mp/mp_coll_matrix" --quick \
-        --memory "$mem" > "$OUT/matrix-cuda-$mem-ipc$ipc.txt" 2>&1 || status=1
-      tail -1 "$OUT/matrix-cuda-$mem-ipc$ipc.txt"
+        --memory "$mem" > "$OUT/matrix-cuda-$mem-$path.txt" 2>&1 || status=1
+      tail -1 "$OUT/matrix-cuda-$mem-$path.txt"
     done
   done
   # The allreduce on each path against staging by hand (IPC, then staged).

@@ -93,6 +93,7 @@ typedef struct {
   int pinned;                      /* 1: the last allocation was page-locked */
   unsigned long long direct_calls; /* calls on device buffers handed to a device-aware MPI */
   unsigned long long ipc_calls;    /* calls run device to device between node peers (IPC) */
+  unsigned long long nccl_calls;   /* calls run as NCCL collectives */
 } weftStagingStats_t;
 
 /// Short text for a status code; never NULL.

@@ -3,10 +3,14 @@
 #include "coll/coll_args.h"
 #include "coll/run_blocking.h"
 #include "comm/mem_window.h"
+#include "core/build_config.h"
 #include "core/params.h"
 #include "device/buffer_route.h"
 #include "device/comm_device.h"
 #include "device/ipc_coll.h"
+#if WEFT_WITH_NCCL_BUILT
+#include "device/nccl/nccl_coll.h"
+#endif
 #include "device/mpi_direct.h"
 #include "device/staged_coll.h"
 #include "weft/weft.h"
@@ -30,6 +34,9 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
     std::unique_ptr<NativeProgram> direct;
     WEFT_CHECK(device::ChooseDevicePath(*comm, a, route, &path, &direct));
     if (path == device::DevicePath::kIpc) return device::RunIpc(*comm, a, stream);
+#if WEFT_WITH_NCCL_BUILT
+    if (path == device::DevicePath::kNccl) return device::RunNccl(*comm, a, stream);
+#endif
     if (path == device::DevicePath::kMpiDirect)
       return device::RunMpiDirect(*comm, a, *direct, stream);
     if (path == device::DevicePath::kStaged) return device::RunStaged(*comm, a, route, stream);

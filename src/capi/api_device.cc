@@ -128,7 +128,8 @@ weftResult_t weftCommStagingStats(const weftComm_t comm, weftStagingStats_t* sta
                                 s.frees,
                                 s.pinned,
                                 comm->device->direct_calls,
-                                comm->device->ipc_calls};
+                                comm->device->ipc_calls,
+                                comm->device->nccl_calls};
     return weftSuccess;
   });
 }

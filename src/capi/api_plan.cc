@@ -2,9 +2,13 @@
 #include <cstring>
 
 #include "capi/guard.h"
+#include "core/build_config.h"
 #include "core/params.h"
 #include "device/comm_device.h"
 #include "device/ipc_coll.h"
+#if WEFT_WITH_NCCL_BUILT
+#include "device/nccl/nccl_coll.h"
+#endif
 #include "device/mpi_direct.h"
 #include "device/staged_coll.h"
 #include "plan/plan.h"
@@ -96,6 +100,9 @@ weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
     std::unique_ptr<weft::NativeProgram> direct;
     WEFT_CHECK(weft::device::ChooseDevicePath(comm, a, plan->route, &path, &direct));
     if (path == DevicePath::kIpc) return weft::device::RunIpc(comm, a, stream);
+#if WEFT_WITH_NCCL_BUILT
+    if (path == DevicePath::kNccl) return weft::device::RunNccl(comm, a, stream);
+#endif
     if (path == DevicePath::kMpiDirect) return weft::device::RunMpiDirect(comm, a, *direct, stream);
     if (path == DevicePath::kStaged) return weft::device::RunStaged(comm, a, plan->route, stream);
     if (stream != nullptr && comm.device->backend().StreamSync(stream) != weftSuccess) {

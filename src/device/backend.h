@@ -40,6 +40,7 @@ struct Caps {
   bool async_copies = false;   // CopyAsync overlaps with the host
   bool pinned_host = false;    // HostAlloc returns page-locked memory
   bool ipc = false;            // IpcGet/IpcOpen work between processes of a node
+  bool nccl = false;           // NCCL takes its device memory and streams (the NCCL path)
 };
 
 /// One accelerator runtime. Every method returns a Status and, on failure, records the text

@@ -34,6 +34,12 @@ class CommDevice {
   /// Node peers' device allocations mapped for the IPC path (ipc_coll.h), and its calls.
   IpcMappings ipc_mappings;
   uint64_t ipc_calls = 0;
+  /// The NCCL path's communicator (nccl/nccl_coll.h), made at its first call, freed with
+  /// nccl_free; nccl_failed: making it failed, the path is off for this communicator.
+  void* nccl_comm = nullptr;
+  void (*nccl_free)(void*) = nullptr;
+  bool nccl_failed = false;
+  uint64_t nccl_calls = 0;
 
  private:
   Backend* backend_;

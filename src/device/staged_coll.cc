@@ -4,11 +4,15 @@
 
 #include "coll/run_blocking.h"
 #include "comm/comm.h"
+#include "core/build_config.h"
 #include "core/dtype.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "device/comm_device.h"
 #include "device/ipc_coll.h"
+#if WEFT_WITH_NCCL_BUILT
+#include "device/nccl/nccl_coll.h"
+#endif
 #include "device/mpi_direct.h"
 
 namespace weft::device {
@@ -149,17 +153,27 @@ Status ChooseDevicePath(Comm& comm, const CollArgs& a, const BufferRoute& route,
       StagingChunkElems(comm, a) >= a.count) {
     return weftSuccess;  // one collective whichever way each rank runs it
   }
-  // MAX over ranks of {this rank has a device buffer, cannot go direct, cannot take IPC}.
-  int flags[3] = {mine ? 1 : 0, 1, IpcEligible(comm, a, route) ? 0 : 1};
+  // MAX over ranks of {this rank has a device buffer, cannot go direct, cannot take IPC,
+  // cannot take NCCL}.
+  int flags[4] = {mine ? 1 : 0, 1, IpcEligible(comm, a, route) ? 0 : 1, 1};
+#if WEFT_WITH_NCCL_BUILT
+  flags[3] = NcclEligible(comm, a, route) ? 0 : 1;
+#endif
   if (comm.device->mpi_direct && flags[2] != 0) {
     bool ok = false;
     WEFT_CHECK(BuildMpiDirect(comm, a, direct, &ok));
     flags[1] = ok ? 0 : 1;
   }
-  int err = PMPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MAX, comm.mpi);
+  int err = PMPI_Allreduce(MPI_IN_PLACE, flags, 4, MPI_INT, MPI_MAX, comm.mpi);
   if (err != MPI_SUCCESS) return comm.FailMpi(err, "agreeing on staging: MPI_Allreduce");
+  bool nccl = false;
+#if WEFT_WITH_NCCL_BUILT
+  if (flags[0] != 0 && flags[3] == 0) WEFT_CHECK(NcclReady(comm, &nccl));  // collective
+#endif
   if (flags[0] == 0) {
     *path = DevicePath::kHost;
+  } else if (nccl) {
+    *path = DevicePath::kNccl;
   } else if (flags[2] == 0) {
     *path = DevicePath::kIpc;
   } else if (flags[1] == 0) {

@@ -24,14 +24,15 @@ enum class DevicePath {
   kStaged,     // through host staging (RunStaged)
   kMpiDirect,  // the MPI library on the device buffers themselves (mpi_direct.h)
   kIpc,        // device to device between node peers (ipc_coll.h)
+  kNccl,       // NCCL collectives (nccl/nccl_coll.h)
 };
 /// Chooses the path of this call, the same on every rank. Ranks may mix host and device
 /// buffers, and a staged call of more than one chunk runs several collectives, so when that can
 /// happen (a backend with devices, more than one chunk) the ranks agree with one small
-/// allreduce: on any device buffer, on whether every rank can run the IPC path (preferred), and
-/// on whether every rank's native program may take device buffers as they are (then *direct
-/// holds this rank's). Otherwise the path follows this rank's buffers (route) and is never IPC
-/// or direct. Every rank calls it for every call.
+/// allreduce: on any device buffer, and on whether every rank can take NCCL (first choice, where
+/// built and on), the IPC path, or the MPI library directly (its native program may take device
+/// buffers as they are; then *direct holds this rank's). Otherwise the path follows this rank's
+/// buffers (route) and is never IPC or direct. Every rank calls it for every call.
 Status ChooseDevicePath(Comm& comm, const CollArgs& args, const BufferRoute& route,
                         DevicePath* path, std::unique_ptr<NativeProgram>* direct);
 /// Runs validated args whose buffers `route` describes (host-only ranks run it too when

@@ -10,9 +10,13 @@
 #include <sstream>
 #include <string>
 
+#include "core/build_config.h"
 #include "core/build_info.h"
 #include "core/params.h"
 #include "device/backend.h"
+#if WEFT_WITH_NCCL_BUILT
+#include "device/nccl/nccl_coll.h"
+#endif
 #include "sched/ir/program.h"
 #include "topo/topology.h"
 
@@ -61,6 +65,15 @@ int main(int argc, char** argv) {
   for (const auto& [k, v] : weft::BuildInfo()) std::printf("  %-14s %s\n", k.c_str(), v.c_str());
   std::printf("  %-14s %s, %d device(s)%s\n", "device", backend->name(), backend->DeviceCount(),
               backend_ok ? "" : " (the WEFT_DEVICE asked for is unavailable; see the WARN above)");
+#if WEFT_WITH_NCCL_BUILT
+  const int nccl = weft::device::NcclRuntimeVersion();
+  if (nccl > 0) {
+    std::printf("  %-14s libnccl.so.2 loads, version %d.%d.%d\n", "nccl_runtime", nccl / 10000,
+                nccl / 100 % 100, nccl % 100);
+  } else {
+    std::printf("  %-14s libnccl.so.2 does not load (the NCCL path stays off)\n", "nccl_runtime");
+  }
+#endif
   std::printf(
       "\nenvironment (value, then [default] where it differs; * = set in the environment)\n");
   for (const auto& p : weft::ListParams()) {

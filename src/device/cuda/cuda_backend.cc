@@ -13,6 +13,7 @@
 #include <set>
 
 #include "comm/comm.h"
+#include "core/build_config.h"
 #include "device/backend.h"
 #include "device/cuda/cuda_reduce.h"
 
@@ -51,7 +52,7 @@ class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(int count) : count_(count) {}
   const char* name() const override { return "cuda"; }
-  Caps caps() const override { return Caps{true, true, true, true}; }
+  Caps caps() const override { return Caps{true, true, true, true, WEFT_WITH_NCCL_BUILT != 0}; }
   int DeviceCount() const override { return count_; }
   Status SetDevice(int device) override {
     if (device < 0 || device >= count_) {
