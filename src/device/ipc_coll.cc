@@ -7,6 +7,7 @@
 #include "core/dtype.h"
 #include "core/params.h"
 #include "device/comm_device.h"
+#include "device/staged_coll.h"
 
 namespace weft::device {
 namespace {
@@ -152,22 +153,8 @@ Status RunMine(Comm& comm, const CollArgs& a, const Mapped& m, Stream stream) {
 bool IpcEligible(Comm& comm, const CollArgs& a, const BufferRoute& route) {
   Backend& b = comm.device->backend();
   if (GetParams().WEFT_DEVICE_IPC == 0 || !b.caps().ipc || comm.topo.num_nodes() != 1 ||
-      comm.size < 2 || a.count == 0)
+      comm.size < 2 || !CoveredDeviceToDevice(a)) {
     return false;
-  switch (a.kind) {
-    case CollKind::kAllReduce:
-    case CollKind::kReduce:
-    case CollKind::kReduceScatter:
-      if (a.op == weftAvg) return false;  // the division by P would run on the host
-      break;
-    case CollKind::kAllToAll:
-      if (a.in_place) return false;  // a peer may still read the block this rank overwrites
-      break;
-    case CollKind::kBroadcast:
-    case CollKind::kAllGather:
-      break;
-    default:
-      return false;
   }
   Extents e;
   if (!ComputeExtents(comm, a, TypeSize(a.type), &e)) return false;

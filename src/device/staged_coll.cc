@@ -143,6 +143,22 @@ size_t StagingChunkElems(const Comm& comm, const CollArgs& a) {
   return chunk;
 }
 
+bool CoveredDeviceToDevice(const CollArgs& a) {
+  switch (a.kind) {
+    case CollKind::kAllReduce:
+    case CollKind::kReduce:
+    case CollKind::kReduceScatter:
+      return a.count > 0 && a.op != weftAvg;
+    case CollKind::kAllToAll:
+      return a.count > 0 && !a.in_place;
+    case CollKind::kBroadcast:
+    case CollKind::kAllGather:
+      return a.count > 0;
+    default:
+      return false;
+  }
+}
+
 Status ChooseDevicePath(Comm& comm, const CollArgs& a, const BufferRoute& route, DevicePath* path,
                         std::unique_ptr<NativeProgram>* direct) {
   const bool mine = route.any_device();

@@ -18,6 +18,11 @@ namespace weft::device {
 /// Elements per chunk of a staged call, from the arguments and the rank count only (never from
 /// where this rank's buffers live), so every rank cuts a call into the same collectives.
 size_t StagingChunkElems(const Comm& comm, const CollArgs& args);
+/// The calls the device-to-device paths (IPC, NCCL) cover: the six collectives with a count,
+/// but not Avg (its division by the rank count runs on the host) nor an in-place alltoall (a
+/// rank would overwrite a block a peer may still be reading).
+bool CoveredDeviceToDevice(const CollArgs& args);
+
 /// How a call runs with respect to device buffers.
 enum class DevicePath {
   kHost,       // no rank has device buffers (or this one's one-hop staging is its own affair)

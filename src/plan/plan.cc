@@ -7,7 +7,6 @@
 #include "comm/mem_window.h"
 #include "core/live_set.h"
 #include "core/log.h"
-#include "device/comm_device.h"
 
 namespace weft {
 namespace {
@@ -27,11 +26,10 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
                         " count=" + std::to_string(args.count) +
                         ": device buffers, staged through host memory in pipelined chunks "
                         "(each chunk runs the host schedule chosen for its size)";
-    if (comm.device->mpi_direct) {
-      plan->description +=
-          "; above one chunk, when every rank's native MPI program can take device buffers as "
-          "they are, handed to the device-aware MPI library instead (decided at each start)";
-    }
+    plan->description +=
+        "; above one chunk, each start agrees with the other ranks on a path that skips "
+        "staging where every rank can take it (docs/devices.md: NCCL, device to device between "
+        "node peers, a device-aware MPI)";
   } else {
     WEFT_CHECK(AgreeZeroCopy(comm, &plan->args));
     plan->args.slots_streamed = comm.SlotsStreamed();

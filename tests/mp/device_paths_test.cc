@@ -17,11 +17,15 @@
 #include "core/params.h"
 #include "device/backend.h"
 #include "device/emulated/emulated_stream.h"
+#include "device_buffers.h"
 #include "mp_check.h"
 
 namespace {
 
+using mpt::AllEqual;
+using mpt::DeviceFloats;
 using mpt::Report;
+using mpt::Why;
 
 enum class Path { kStaged, kDirect, kIpc };
 
@@ -38,28 +42,6 @@ Path In(const Ctx& x, Path direct_mode, Path ipc_mode) {
 }
 
 constexpr size_t kBig = (3u << 20) / sizeof(float) + 5;  // several 1 MiB staging chunks, odd
-
-std::string Why(weftResult_t r, weftComm_t c) {
-  return std::string(weftGetErrorString(r)) + ": " + weftGetLastError(c);
-}
-
-void* DeviceFloats(size_t n, float fill) {
-  void* d = nullptr;
-  if (weftDeviceMalloc(&d, n * sizeof(float)) != weftSuccess) return nullptr;
-  std::vector<float> h(n, fill);
-  if (weftDeviceMemcpy(d, h.data(), n * sizeof(float)) != weftSuccess) return nullptr;
-  return d;
-}
-
-// Elements [from, from + n) of a device buffer all equal want.
-bool AllEqual(const void* dev, size_t from, size_t n, float want) {
-  std::vector<float> h(from + n);
-  if (weftDeviceMemcpy(h.data(), dev, h.size() * sizeof(float)) != weftSuccess) return false;
-  for (size_t i = from; i < from + n; ++i) {
-    if (h[i] != want) return false;
-  }
-  return true;
-}
 
 weftStagingStats_t Stats(weftComm_t c) {
   weftStagingStats_t s{};

@@ -14,11 +14,15 @@
 #include "core/params.h"
 #include "device/backend.h"
 #include "device/emulated/emulated_stream.h"
+#include "device_buffers.h"
 #include "mp_check.h"
 
 namespace {
 
+using mpt::AllEqual;
+using mpt::DeviceFloats;
 using mpt::Report;
+using mpt::Why;
 
 struct Ctx {
   weftComm_t comm;
@@ -26,28 +30,6 @@ struct Ctx {
   Report* report;
   weft::device::Backend* backend;
 };
-
-std::string Why(weftResult_t r, weftComm_t c) {
-  return std::string(weftGetErrorString(r)) + ": " + weftGetLastError(c);
-}
-
-// A device buffer of n floats holding `fill` everywhere.
-void* DeviceFloats(size_t n, float fill) {
-  void* d = nullptr;
-  if (weftDeviceMalloc(&d, n * sizeof(float)) != weftSuccess) return nullptr;
-  std::vector<float> h(n, fill);
-  if (weftDeviceMemcpy(d, h.data(), n * sizeof(float)) != weftSuccess) return nullptr;
-  return d;
-}
-
-bool AllEqual(const void* dev, size_t n, float want) {
-  std::vector<float> h(n);
-  if (weftDeviceMemcpy(h.data(), dev, n * sizeof(float)) != weftSuccess) return false;
-  for (float v : h) {
-    if (v != want) return false;
-  }
-  return true;
-}
 
 // A repeated call allocates nothing after the first, for every kind of layout.
 void ZeroAllocationsAfterWarmup(Ctx& x) {
@@ -73,7 +55,7 @@ void ZeroAllocationsAfterWarmup(Ctx& x) {
                  "zero staging allocations after warm-up",
                  std::to_string(warm.allocations) + " allocations after warm-up, " +
                      std::to_string(after.allocations) + " after 5 more rounds");
-  x.report->Case(AllEqual(r, n, 1.0f), "broadcast result after the rounds", "wrong data");
+  x.report->Case(AllEqual(r, 0, n, 1.0f), "broadcast result after the rounds", "wrong data");
   weftDeviceFree(s);
   weftDeviceFree(r);
 }
@@ -94,8 +76,8 @@ void CapHonoured(Ctx& x) {
   e = weftAllReduce(d, d, n, weftFloat, weftSum, small, nullptr);
   weftStagingStats_t st{};
   weftCommStagingStats(small, &st);
-  x.report->Case(e == weftSuccess && AllEqual(d, n, 2.0f * x.size), "allreduce larger than the cap",
-                 Why(e, small));
+  x.report->Case(e == weftSuccess && AllEqual(d, 0, n, 2.0f * x.size),
+                 "allreduce larger than the cap", Why(e, small));
   x.report->Case(st.held_bytes <= cap && st.idle_bytes <= cap && st.frees > 0,
                  "pool within its cap after a larger call",
                  "holds " + std::to_string(st.held_bytes) + " bytes, cap " + std::to_string(cap));
@@ -180,7 +162,7 @@ void DevicePlan(Ctx& x) {
   }
   char text[512] = {0};
   if (plan) weftPlanDescribe(plan, text, sizeof(text), nullptr);
-  x.report->Case(e == weftSuccess && AllEqual(r, n, 3.0f), "plan on device buffers",
+  x.report->Case(e == weftSuccess && AllEqual(r, 0, n, 3.0f), "plan on device buffers",
                  Why(e, x.comm));
   x.report->Case(std::string(text).find("staged") != std::string::npos, "plan says it stages",
                  text);
@@ -200,7 +182,7 @@ void Ipc(Ctx& x) {
                MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   void* peer = nullptr;
   ok = ok && x.backend->IpcOpen(right, &peer) == weftSuccess;
-  ok = ok && AllEqual(peer, n, 10.0f + from) && x.backend->IpcClose(peer) == weftSuccess;
+  ok = ok && AllEqual(peer, 0, n, 10.0f + from) && x.backend->IpcClose(peer) == weftSuccess;
   x.report->Case(ok, "IPC handle of a peer's allocation", weftGetLastError(nullptr));
   MPI_Barrier(MPI_COMM_WORLD);  // the peer keeps its allocation until every reader is done
   weftDeviceFree(d);
@@ -212,7 +194,7 @@ void ReduceKernel(Ctx& x) {
   void* b = DeviceFloats(n, 2.0f);
   const void* srcs[3] = {a, b, a};
   bool ok = x.backend->Reduce(b, srcs, 3, n, weftFloat, weftSum, nullptr) == weftSuccess;
-  x.report->Case(ok && AllEqual(b, n, 5.0f), "backend reduce kernel (dst is a source)",
+  x.report->Case(ok && AllEqual(b, 0, n, 5.0f), "backend reduce kernel (dst is a source)",
                  weftGetLastError(nullptr));
   weftDeviceFree(a);
   weftDeviceFree(b);

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "device/comm_device.h"
+#include "device/staged_coll.h"
 
 namespace weft::device {
 namespace {
@@ -158,24 +159,12 @@ int NcclRuntimeVersion() {
 bool NcclEligible(Comm& comm, const CollArgs& a, const BufferRoute& route) {
   CommDevice& dev = *comm.device;
   if (GetParams().WEFT_NCCL == 0 || !dev.backend().caps().nccl || dev.nccl_failed ||
-      comm.size < 2 || a.count == 0) {
+      comm.size < 2 || !CoveredDeviceToDevice(a)) {
     return false;
   }
-  switch (a.kind) {
-    case CollKind::kAllReduce:
-    case CollKind::kReduce:
-    case CollKind::kReduceScatter:
-      if (a.op == weftAvg || a.type == weftFloat16 || a.type == weftBfloat16) return false;
-      break;
-    case CollKind::kAllToAll:
-      if (a.in_place) return false;
-      break;
-    case CollKind::kBroadcast:
-    case CollKind::kAllGather:
-      break;
-    default:
-      return false;
-  }
+  const bool reduces = a.kind == CollKind::kAllReduce || a.kind == CollKind::kReduce ||
+                       a.kind == CollKind::kReduceScatter;
+  if (reduces && (a.type == weftFloat16 || a.type == weftBfloat16)) return false;
   Extents e;
   if (!ComputeExtents(comm, a, TypeSize(a.type), &e)) return false;
   if ((e.send > 0 && !route.send_device) || (e.recv > 0 && !route.recv_device)) return false;
