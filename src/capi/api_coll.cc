@@ -3,16 +3,10 @@
 #include "coll/coll_args.h"
 #include "coll/run_blocking.h"
 #include "comm/mem_window.h"
-#include "core/build_config.h"
 #include "core/params.h"
 #include "device/buffer_route.h"
 #include "device/comm_device.h"
-#include "device/ipc_coll.h"
-#if WEFT_WITH_NCCL_BUILT
-#include "device/nccl/nccl_coll.h"
-#endif
-#include "device/mpi_direct.h"
-#include "device/staged_coll.h"
+#include "device/device_path.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -30,16 +24,9 @@ weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
     if (GetParams().WEFT_CHECK_ARGS && a.kind != CollKind::kSend && a.kind != CollKind::kRecv) {
       WEFT_CHECK(CheckArgsAgree(*comm, a));
     }
-    device::DevicePath path;
-    std::unique_ptr<NativeProgram> direct;
-    WEFT_CHECK(device::ChooseDevicePath(*comm, a, route, &path, &direct));
-    if (path == device::DevicePath::kIpc) return device::RunIpc(*comm, a, stream);
-#if WEFT_WITH_NCCL_BUILT
-    if (path == device::DevicePath::kNccl) return device::RunNccl(*comm, a, stream);
-#endif
-    if (path == device::DevicePath::kMpiDirect)
-      return device::RunMpiDirect(*comm, a, *direct, stream);
-    if (path == device::DevicePath::kStaged) return device::RunStaged(*comm, a, route, stream);
+    bool ran = false;
+    Status s = device::RunDevicePath(*comm, a, route, stream, &ran);
+    if (ran || s != weftSuccess) return s;
     if (stream != nullptr && comm->device->backend().StreamSync(stream) != weftSuccess) {
       // Host buffers may be the target of work queued on the stream: it finishes first.
       return comm->Fail(weftUnhandledDeviceError, "%s: %s", fn, ThreadLastError());

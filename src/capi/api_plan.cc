@@ -2,15 +2,9 @@
 #include <cstring>
 
 #include "capi/guard.h"
-#include "core/build_config.h"
 #include "core/params.h"
 #include "device/comm_device.h"
-#include "device/ipc_coll.h"
-#if WEFT_WITH_NCCL_BUILT
-#include "device/nccl/nccl_coll.h"
-#endif
-#include "device/mpi_direct.h"
-#include "device/staged_coll.h"
+#include "device/device_path.h"
 #include "plan/plan.h"
 #include "weft/weft.h"
 
@@ -95,16 +89,9 @@ weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
     WEFT_CHECK(weft::CheckStreamArg("weftPlanStart", comm, stream));
     if (weft::GetParams().WEFT_CHECK_ARGS) WEFT_CHECK(weft::CheckArgsAgree(comm, plan->args));
     const weft::CollArgs& a = plan->args;
-    using weft::device::DevicePath;
-    DevicePath path;
-    std::unique_ptr<weft::NativeProgram> direct;
-    WEFT_CHECK(weft::device::ChooseDevicePath(comm, a, plan->route, &path, &direct));
-    if (path == DevicePath::kIpc) return weft::device::RunIpc(comm, a, stream);
-#if WEFT_WITH_NCCL_BUILT
-    if (path == DevicePath::kNccl) return weft::device::RunNccl(comm, a, stream);
-#endif
-    if (path == DevicePath::kMpiDirect) return weft::device::RunMpiDirect(comm, a, *direct, stream);
-    if (path == DevicePath::kStaged) return weft::device::RunStaged(comm, a, plan->route, stream);
+    bool ran = false;
+    weft::Status s = weft::device::RunDevicePath(comm, a, plan->route, stream, &ran);
+    if (ran || s != weftSuccess) return s;
     if (stream != nullptr && comm.device->backend().StreamSync(stream) != weftSuccess) {
       return comm.Fail(weftUnhandledDeviceError, "weftPlanStart: %s", weft::ThreadLastError());
     }

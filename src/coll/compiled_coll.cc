@@ -168,7 +168,7 @@ Status CompiledColl::ClaimNodeSegment(Comm& comm) {
 }
 
 Status CompiledColl::ChooseSlotStores(Comm& comm, ShmSegment& seg) {
-  if (Comm::SlotStoreMode() >= 0) return weftSuccess;  // forced: no probes
+  if (comm.slot_store_mode() >= 0) return weftSuccess;  // forced: no probes
   // Every rank runs the same executions with the same counts, so every rank probes at the same
   // one. Small calls keep the last verdict (a probe costs tens of microseconds); oversubscribed
   // nodes keep plain stores (a round trip there measures the scheduler).

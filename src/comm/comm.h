@@ -83,6 +83,8 @@ struct weftComm {
   }
   /// WEFT_SHM_STREAM: -1 auto (the placement probe decides), 0 never, 1 always.
   static int SlotStoreMode();
+  /// SlotStoreMode as read when this communicator was made.
+  int slot_store_mode() const { return slot_store_mode_; }
   /// A node segment was made when the communicator was created (every rank on one node,
   /// WEFT_SHM=1) and no later growth failed: shared-memory schedules may be chosen.
   bool has_node_segment() const { return shm_ != nullptr && !shm_failed_; }

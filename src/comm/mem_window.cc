@@ -183,7 +183,7 @@ unsigned char* PeerWindowAddress(const Comm& comm, int q, uint64_t remote) {
   return nullptr;
 }
 
-Status AgreeZeroCopy(Comm& comm, CollArgs* a) {
+Status AgreeZeroCopyShared(Comm& comm, CollArgs* a) {
   a->zero_copy = false;
   const bool collective =
       a->kind != CollKind::kBarrier && a->kind != CollKind::kSend && a->kind != CollKind::kRecv;

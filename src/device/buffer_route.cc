@@ -38,8 +38,8 @@ Status Classify(Comm& comm, const char* fn, const char* which, const void* p, si
 
 Status RouteBuffers(Comm& comm, const CollArgs& a, BufferRoute* out) {
   *out = BufferRoute{};
+  if (!comm.device->device_memory()) return weftSuccess;
   const char* fn = CollApiName(a.kind);
-  if (!comm.device->backend().caps().device_memory) return weftSuccess;
   Extents e;
   if (!ComputeExtents(comm, a, TypeSize(a.type), &e)) return weftInternalError;  // validated
   WEFT_CHECK(Classify(comm, fn, "sendbuff", a.send, e.send, &out->send_device));

@@ -15,12 +15,17 @@ namespace weft::device {
 class CommDevice {
  public:
   CommDevice(Backend* backend, const Binding& binding, size_t staging_cap)
-      : backend_(backend), binding_(binding), pool_(backend, staging_cap) {}
+      : backend_(backend),
+        binding_(binding),
+        pool_(backend, staging_cap),
+        device_memory_(backend->caps().device_memory) {}
   ~CommDevice();
   CommDevice(const CommDevice&) = delete;
   CommDevice& operator=(const CommDevice&) = delete;
 
   Backend& backend() { return *backend_; }
+  /// The backend has devices at all (its caps, read once: every call asks).
+  bool device_memory() const { return device_memory_; }
   const Binding& binding() const { return binding_; }
   StagingPool& pool() { return pool_; }
   /// The pipeline's streams (device->host and host->device) and `n` events, made once.
@@ -47,6 +52,7 @@ class CommDevice {
   StagingPool pool_;
   Stream d2h_ = nullptr, h2d_ = nullptr;
   std::vector<Event> events_;
+  bool device_memory_ = false;
 };
 
 }  // namespace weft::device

@@ -7,7 +7,7 @@
 #include "core/dtype.h"
 #include "core/params.h"
 #include "device/comm_device.h"
-#include "device/staged_coll.h"
+#include "device/device_path.h"
 
 namespace weft::device {
 namespace {

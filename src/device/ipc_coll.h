@@ -5,7 +5,7 @@
 // a reduce-scatter by slices (rank r reduces slice r of every rank's input into its result
 // with one k-way kernel) and an allgather of the slices; reduce writes the slices into the
 // root's buffer; the movement collectives are copies between peers' buffers. Only large calls
-// whose every rank qualifies take it (staged_coll.h, ChooseDevicePath); Avg (a host division)
+// whose every rank qualifies take it (device_path.h); Avg (a host division)
 // and in-place alltoall (a rank would overwrite what a peer is still reading) do not.
 #pragma once
 

@@ -3,7 +3,7 @@
 // device buffers goes to the native MPI routine on those buffers, with no host staging. The
 // native program is the same one weft's MPI fallback builds; only programs that touch no user
 // buffer from the host (no packing, widening, averaging or moving passes) and reduce with
-// MPI's built-in operators qualify, and the ranks agree (staged_coll.h, ChooseDevicePath), so
+// MPI's built-in operators qualify, and the ranks agree (device_path.h), so
 // anything else still stages. WEFT_MPI_DEVICE=0 turns the path off, =1 trusts an MPI that
 // cannot be asked.
 #pragma once

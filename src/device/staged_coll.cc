@@ -4,16 +4,10 @@
 
 #include "coll/run_blocking.h"
 #include "comm/comm.h"
-#include "core/build_config.h"
 #include "core/dtype.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "device/comm_device.h"
-#include "device/ipc_coll.h"
-#if WEFT_WITH_NCCL_BUILT
-#include "device/nccl/nccl_coll.h"
-#endif
-#include "device/mpi_direct.h"
 
 namespace weft::device {
 namespace {
@@ -141,66 +135,6 @@ size_t StagingChunkElems(const Comm& comm, const CollArgs& a) {
   size_t chunk = std::max<size_t>(1, chunk_bytes / (es * WidestBlocks(comm, a.kind)));
   if (chunk >= a.count) chunk = std::max<size_t>(a.count, 1);  // small: one hop
   return chunk;
-}
-
-bool CoveredDeviceToDevice(const CollArgs& a) {
-  switch (a.kind) {
-    case CollKind::kAllReduce:
-    case CollKind::kReduce:
-    case CollKind::kReduceScatter:
-      return a.count > 0 && a.op != weftAvg;
-    case CollKind::kAllToAll:
-      return a.count > 0 && !a.in_place;
-    case CollKind::kBroadcast:
-    case CollKind::kAllGather:
-      return a.count > 0;
-    default:
-      return false;
-  }
-}
-
-Status ChooseDevicePath(Comm& comm, const CollArgs& a, const BufferRoute& route, DevicePath* path,
-                        std::unique_ptr<NativeProgram>* direct) {
-  const bool mine = route.any_device();
-  *path = mine ? DevicePath::kStaged : DevicePath::kHost;
-  direct->reset();
-  if (!comm.device->backend().caps().device_memory || a.kind == CollKind::kBarrier ||
-      a.kind == CollKind::kSend || a.kind == CollKind::kRecv || comm.size == 1 ||
-      StagingChunkElems(comm, a) >= a.count) {
-    return weftSuccess;  // one collective whichever way each rank runs it
-  }
-  // MAX over ranks of {this rank has a device buffer, cannot go direct, cannot take IPC,
-  // cannot take NCCL}.
-  int flags[4] = {mine ? 1 : 0, 1, IpcEligible(comm, a, route) ? 0 : 1, 1};
-#if WEFT_WITH_NCCL_BUILT
-  flags[3] = NcclEligible(comm, a, route) ? 0 : 1;
-#endif
-  if (comm.device->mpi_direct && flags[2] != 0) {
-    bool ok = false;
-    WEFT_CHECK(BuildMpiDirect(comm, a, direct, &ok));
-    flags[1] = ok ? 0 : 1;
-  }
-  int err = PMPI_Allreduce(MPI_IN_PLACE, flags, 4, MPI_INT, MPI_MAX, comm.mpi);
-  if (err != MPI_SUCCESS) return comm.FailMpi(err, "agreeing on staging: MPI_Allreduce");
-  bool nccl = false;
-#if WEFT_WITH_NCCL_BUILT
-  if (flags[0] != 0 && flags[3] == 0) WEFT_CHECK(NcclReady(comm, &nccl));  // collective
-#endif
-  if (flags[0] == 0) {
-    *path = DevicePath::kHost;
-  } else if (nccl) {
-    *path = DevicePath::kNccl;
-  } else if (flags[2] == 0) {
-    *path = DevicePath::kIpc;
-  } else if (flags[1] == 0) {
-    *path = DevicePath::kMpiDirect;
-  } else {
-    *path = DevicePath::kStaged;
-    WEFT_TRACE(kDevice, "%s of %zu: staged (some rank's native program has a host pass)",
-               CollApiName(a.kind), a.count);
-  }
-  if (*path != DevicePath::kMpiDirect) direct->reset();
-  return weftSuccess;
 }
 
 Status RunStaged(Comm& comm, const CollArgs& a, const BufferRoute& route, Stream user) {
