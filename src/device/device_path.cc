@@ -36,9 +36,10 @@ Status Choose(Comm& comm, const CollArgs& a, const BufferRoute& route, Path* pat
   flags[3] = NcclEligible(comm, a, route) ? 0 : 1;
 #endif
   if (comm.device->mpi_direct) {
+    // A failure to build only rules the path out: returning before the agreement below would
+    // leave the other ranks waiting in it.
     bool ok = false;
-    WEFT_CHECK(BuildMpiDirect(comm, a, direct, &ok));
-    flags[1] = ok ? 0 : 1;
+    flags[1] = BuildMpiDirect(comm, a, direct, &ok) == weftSuccess && ok ? 0 : 1;
   }
   int err = PMPI_Allreduce(MPI_IN_PLACE, flags, 4, MPI_INT, MPI_MAX, comm.mpi);
   if (err != MPI_SUCCESS) return comm.FailMpi(err, "agreeing on staging: MPI_Allreduce");
