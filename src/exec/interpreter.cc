@@ -124,8 +124,12 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
     }
   }
   const size_t es = TypeSize(bc_->dtype);
-  while (pc_ < bc_->code.size()) {
-    const sched::BcInstr& in = bc_->code[pc_];
+  // The program does not change during an execution: its code is read through locals, not
+  // reloaded through bc_ after every call into the transport.
+  const sched::BcInstr* const code = bc_->code.data();
+  const size_t ninstr = bc_->code.size();
+  while (pc_ < ninstr) {
+    const sched::BcInstr& in = code[pc_];
     const auto op = static_cast<ir::Opcode>(in.op);
     switch (op) {
       case ir::Opcode::kCopy:
@@ -134,7 +138,7 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
         // A peer's buffer is checked where it is used: its address is published by the peer's
         // own execution, which an earlier wait of the program has seen begin.
         for (size_t i = pc_; uses_peer_buffers_ && i < pc_ + run; ++i) {
-          const sched::BcInstr& x = bc_->code[i];
+          const sched::BcInstr& x = code[i];
           for (size_t j = 0; j <= x.nsrc; ++j) {
             const sched::BcRef& r = bc_->refs[x.ref + j];
             const auto space = static_cast<ir::Space>(r.space);
