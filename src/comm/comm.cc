@@ -145,8 +145,10 @@ Status CreateComm(MPI_Comm user, Comm** out) {
   }
   device::Backend* backend = nullptr;
   device::Binding binding;
+  bool mpi_direct = false;
   Status ds = device::GetBackend(&backend);
   if (ds == weftSuccess) ds = device::BindDevice(comm->mpi, backend, &binding);
+  if (ds == weftSuccess) ds = device::DecideMpiDirect(comm->mpi, *backend, &mpi_direct);
   if (ds != weftSuccess) {
     std::string why = ThreadLastError();
     PMPI_Comm_free(&comm->node_comm);
@@ -155,13 +157,7 @@ Status CreateComm(MPI_Comm user, Comm** out) {
   }
   comm->device = std::make_unique<device::CommDevice>(
       backend, binding, static_cast<size_t>(std::max<int64_t>(0, params.WEFT_STAGING_CACHE_MAX)));
-  if (device::DecideMpiDirect(comm->mpi, *backend, &comm->device->mpi_direct) != weftSuccess) {
-    std::string why = ThreadLastError();
-    comm->device.reset();
-    PMPI_Comm_free(&comm->node_comm);
-    PMPI_Comm_free(&comm->mpi);
-    return FailNoComm(weftMpiError, "weftCommInitMPI: device setup: %s", why.c_str());
-  }
+  comm->device->mpi_direct = mpi_direct;
   g_live.Add(comm.get());
   *out = comm.release();
   return weftSuccess;

@@ -81,9 +81,8 @@ struct weftComm {
   bool SlotsStreamed() const {
     return slot_store_mode_ < 0 ? ranks_distant : slot_store_mode_ == 1;
   }
-  /// WEFT_SHM_STREAM: -1 auto (the placement probe decides), 0 never, 1 always.
-  static int SlotStoreMode();
-  /// SlotStoreMode as read when this communicator was made.
+  /// WEFT_SHM_STREAM as read when this communicator was made: -1 auto (the placement probe
+  /// decides), 0 never, 1 always.
   int slot_store_mode() const { return slot_store_mode_; }
   /// A node segment was made when the communicator was created (every rank on one node,
   /// WEFT_SHM=1) and no later growth failed: shared-memory schedules may be chosen.
@@ -99,6 +98,7 @@ struct weftComm {
   std::shared_ptr<weft::ShmSegment> shm_;
   bool placement_probed_ = false;
   bool shm_failed_ = false;
+  static int SlotStoreMode();              // WEFT_SHM_STREAM, parsed once per process
   int slot_store_mode_ = SlotStoreMode();  // read once: SlotsStreamed is asked every call
   size_t sched_scratch_size_ = 0;
   mutable std::mutex err_mu_;

@@ -10,7 +10,6 @@ CommDevice::~CommDevice() {
     WEFT_WARN(kDevice, "destroying the staging stream failed");
   if (h2d_ != nullptr && backend_->StreamDestroy(h2d_) != weftSuccess)
     WEFT_WARN(kDevice, "destroying the staging stream failed");
-  if (nccl_comm != nullptr && nccl_free != nullptr) nccl_free(nccl_comm);
   if (ipc_mappings.CloseAll(*backend_) != weftSuccess)
     WEFT_WARN(kDevice, "closing a peer's IPC mapping failed");
   for (Event e : events_) {

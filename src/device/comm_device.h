@@ -2,6 +2,7 @@
 // internal copy streams and events of the staging pipeline (made on the first staged call).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "device/backend.h"
@@ -39,10 +40,10 @@ class CommDevice {
   /// Node peers' device allocations mapped for the IPC path (ipc_coll.h), and its calls.
   IpcMappings ipc_mappings;
   uint64_t ipc_calls = 0;
-  /// The NCCL path's communicator (nccl/nccl_coll.h), made at its first call, freed with
-  /// nccl_free; nccl_failed: making it failed, the path is off for this communicator.
-  void* nccl_comm = nullptr;
-  void (*nccl_free)(void*) = nullptr;
+  /// The NCCL path's communicator (nccl/nccl_coll.h), made at its first call and freed by its
+  /// deleter (libweft does not link NCCL); nccl_failed: making it failed, the path is off for
+  /// this communicator.
+  std::unique_ptr<void, void (*)(void*)> nccl_comm{nullptr, nullptr};
   bool nccl_failed = false;
   uint64_t nccl_calls = 0;
 

@@ -178,8 +178,9 @@ Status RunIpc(Comm& comm, const CollArgs& a, Stream stream) {
   }
   Mapped m;
   WEFT_CHECK(MapPeers(comm, a, e, &m));
+  WEFT_CHECK(Agree(comm, RunMine(comm, a, m, stream), "running its part"));
   ++comm.device->ipc_calls;
-  return Agree(comm, RunMine(comm, a, m, stream), "running its part");
+  return weftSuccess;
 }
 
 }  // namespace weft::device

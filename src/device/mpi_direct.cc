@@ -90,9 +90,10 @@ Status RunMpiDirect(Comm& comm, const CollArgs& a, NativeProgram& program, Strea
     }
     send = a.recv;
   }
-  ++comm.device->direct_calls;
-  return program.Run(comm, Bind{static_cast<const char*>(b.MpiAddress(send)),
-                                static_cast<char*>(b.MpiAddress(a.recv))});
+  Status s = program.Run(comm, Bind{static_cast<const char*>(b.MpiAddress(send)),
+                                    static_cast<char*>(b.MpiAddress(a.recv))});
+  if (s == weftSuccess) ++comm.device->direct_calls;
+  return s;
 }
 
 }  // namespace weft::device

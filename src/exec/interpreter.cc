@@ -115,9 +115,8 @@ Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char**
     // operand: the latency path runs few instructions and this check was a visible part).
     node_slot0_ = t.NodeSlot(0);
     node_slot_stride_ = t.NodeSlotStride();
-    node_memory_ = node_slot0_ != nullptr;
     fresh_ = false;
-    if (uses_node_slots_ && !node_memory_) {
+    if (uses_node_slots_ && node_slot0_ == nullptr) {
       *why = "the program uses node memory this transport lacks";
       active_ = false;
       return weftInternalError;

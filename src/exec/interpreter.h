@@ -45,8 +45,7 @@ class Interpreter {
   const sched::Bytecode* bc_ = nullptr;
   Transport* t_ = nullptr;  // the transport of the current Resume (node slots)
   ExecBuffers bufs_;
-  bool fresh_ = false;        // started, not yet resumed: the transport's execution begins
-  bool node_memory_ = false;  // this execution's transport has node slots
+  bool fresh_ = false;  // started, not yet resumed: the transport's execution begins
   unsigned char* node_slot0_ = nullptr;  // this execution's shm(0); shm(r) is r strides on
   uint64_t node_slot_stride_ = 0;
   std::vector<const void*> srcs_;  // a reduce's source pointers (kept: no allocation per call)

@@ -186,8 +186,7 @@ Status NcclReady(Comm& comm, bool* ready) {
     if (err != MPI_SUCCESS) return comm.FailMpi(err, "NCCL path: MPI_Bcast of the unique id");
     ncclComm_t c = nullptr;
     if (msg.ok && api->init_rank(&c, comm.size, msg.id, comm.rank) == ncclSuccess) {
-      dev.nccl_comm = c;
-      dev.nccl_free = FreeComm;
+      dev.nccl_comm = std::unique_ptr<void, void (*)(void*)>(c, FreeComm);
       ok = 1;
     }
   }
@@ -209,16 +208,16 @@ Status RunNccl(Comm& comm, const CollArgs& a, Stream stream) {
   CommDevice& dev = *comm.device;
   const Api* api = GetApi();
   if (api == nullptr || dev.nccl_comm == nullptr) return weftInternalError;  // NcclReady first
-  ncclResult_t r = Enqueue(*api, comm, a, static_cast<ncclComm_t>(dev.nccl_comm),
+  ncclResult_t r = Enqueue(*api, comm, a, static_cast<ncclComm_t>(dev.nccl_comm.get()),
                            static_cast<cudaStream_t>(stream));
   if (r != ncclSuccess) {
     return comm.Fail(weftUnhandledDeviceError, "%s: NCCL: %s", CollApiName(a.kind),
                      api->error_string(r));
   }
-  ++dev.nccl_calls;
   if (dev.backend().StreamSync(stream) != weftSuccess) {
     return comm.Fail(weftUnhandledDeviceError, "%s: %s", CollApiName(a.kind), ThreadLastError());
   }
+  ++dev.nccl_calls;
   return weftSuccess;
 }
 
