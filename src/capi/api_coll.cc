@@ -3,6 +3,7 @@
 #include "coll/coll_args.h"
 #include "coll/run_blocking.h"
 #include "comm/mem_window.h"
+#include "core/hot_path.h"
 #include "core/params.h"
 #include "device/buffer_route.h"
 #include "device/comm_device.h"
@@ -12,7 +13,7 @@
 namespace weft {
 namespace {
 
-weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
+WEFT_HOT weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
   const char* fn = CollApiName(a.kind);
   return Guarded(fn, [&]() -> weftResult_t {
     WEFT_CHECK(CheckComm(fn, comm));
@@ -47,62 +48,63 @@ using weft::RunBlocking;
 
 extern "C" {
 
-weftResult_t weftAllReduce(const void* sendbuff, void* recvbuff, size_t count,
-                           weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
-                           weftStream_t stream) {
+WEFT_HOT weftResult_t weftAllReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                    weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                    weftStream_t stream) {
   return RunBlocking(MakeArgs(CollKind::kAllReduce, sendbuff, recvbuff, count, datatype, op, 0),
                      comm, stream);
 }
 
-weftResult_t weftReduce(const void* sendbuff, void* recvbuff, size_t count, weftDataType_t datatype,
-                        weftRedOp_t op, int root, weftComm_t comm, weftStream_t stream) {
+WEFT_HOT weftResult_t weftReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                 weftDataType_t datatype, weftRedOp_t op, int root, weftComm_t comm,
+                                 weftStream_t stream) {
   return RunBlocking(MakeArgs(CollKind::kReduce, sendbuff, recvbuff, count, datatype, op, root),
                      comm, stream);
 }
 
-weftResult_t weftBroadcast(const void* sendbuff, void* recvbuff, size_t count,
-                           weftDataType_t datatype, int root, weftComm_t comm,
-                           weftStream_t stream) {
+WEFT_HOT weftResult_t weftBroadcast(const void* sendbuff, void* recvbuff, size_t count,
+                                    weftDataType_t datatype, int root, weftComm_t comm,
+                                    weftStream_t stream) {
   return RunBlocking(
       MakeArgs(CollKind::kBroadcast, sendbuff, recvbuff, count, datatype, weftSum, root), comm,
       stream);
 }
 
-weftResult_t weftAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
-                           weftDataType_t datatype, weftComm_t comm, weftStream_t stream) {
+WEFT_HOT weftResult_t weftAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                    weftDataType_t datatype, weftComm_t comm, weftStream_t stream) {
   return RunBlocking(
       MakeArgs(CollKind::kAllGather, sendbuff, recvbuff, sendcount, datatype, weftSum, 0), comm,
       stream);
 }
 
-weftResult_t weftReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
-                               weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
-                               weftStream_t stream) {
+WEFT_HOT weftResult_t weftReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                        weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                        weftStream_t stream) {
   return RunBlocking(
       MakeArgs(CollKind::kReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, 0), comm,
       stream);
 }
 
-weftResult_t weftAllToAll(const void* sendbuff, void* recvbuff, size_t count_per_peer,
-                          weftDataType_t datatype, weftComm_t comm, weftStream_t stream) {
+WEFT_HOT weftResult_t weftAllToAll(const void* sendbuff, void* recvbuff, size_t count_per_peer,
+                                   weftDataType_t datatype, weftComm_t comm, weftStream_t stream) {
   return RunBlocking(
       MakeArgs(CollKind::kAllToAll, sendbuff, recvbuff, count_per_peer, datatype, weftSum, 0), comm,
       stream);
 }
 
-weftResult_t weftBarrier(weftComm_t comm, weftStream_t stream) {
+WEFT_HOT weftResult_t weftBarrier(weftComm_t comm, weftStream_t stream) {
   return RunBlocking(MakeArgs(CollKind::kBarrier, nullptr, nullptr, 0, weftInt8, weftSum, 0), comm,
                      stream);
 }
 
-weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype, int peer,
-                      weftComm_t comm, weftStream_t stream) {
+WEFT_HOT weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype,
+                               int peer, weftComm_t comm, weftStream_t stream) {
   return RunBlocking(MakeArgs(CollKind::kSend, sendbuff, nullptr, count, datatype, weftSum, peer),
                      comm, stream);
 }
 
-weftResult_t weftRecv(void* recvbuff, size_t count, weftDataType_t datatype, int peer,
-                      weftComm_t comm, weftStream_t stream) {
+WEFT_HOT weftResult_t weftRecv(void* recvbuff, size_t count, weftDataType_t datatype, int peer,
+                               weftComm_t comm, weftStream_t stream) {
   return RunBlocking(MakeArgs(CollKind::kRecv, nullptr, recvbuff, count, datatype, weftSum, peer),
                      comm, stream);
 }

@@ -3,12 +3,13 @@
 
 #include "capi/guard.h"
 #include "comm/mem_window.h"
+#include "core/hot_path.h"
 #include "device/comm_device.h"
 #include "weft/weft.h"
 
 namespace weft {
 
-Status CheckComm(const char* fn, const Comm* comm) {
+WEFT_HOT Status CheckComm(const char* fn, const Comm* comm) {
   if (comm == nullptr) return FailNoComm(weftInvalidArgument, "%s: comm is NULL", fn);
   if (!IsLiveComm(comm)) {
     return FailNoComm(weftInvalidUsage, "%s: comm %p was destroyed or never created", fn,
@@ -17,7 +18,7 @@ Status CheckComm(const char* fn, const Comm* comm) {
   return weftSuccess;
 }
 
-Status CheckStreamArg(const char* fn, Comm& comm, const void* stream) {
+WEFT_HOT Status CheckStreamArg(const char* fn, Comm& comm, const void* stream) {
   if (stream == nullptr) return weftSuccess;
   device::Backend& b = comm.device->backend();
   if (b.CheckStream(const_cast<void*>(stream)) == weftSuccess) return weftSuccess;

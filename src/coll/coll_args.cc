@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "core/hot_path.h"
 
 namespace weft {
 namespace {
@@ -19,7 +20,7 @@ bool Mul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b,
 
 }  // namespace
 
-bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e) {
+WEFT_HOT bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e) {
   size_t bytes = 0;
   if (!Mul(a.count, es, &bytes)) return false;
   size_t all = 0;
@@ -76,7 +77,7 @@ bool IsInPlaceForm(const Comm& comm, const CollArgs& a, size_t es) {
 
 }  // namespace
 
-const char* CollApiName(CollKind kind) {
+WEFT_HOT const char* CollApiName(CollKind kind) {
   switch (kind) {
     case CollKind::kAllReduce:
       return "weftAllReduce";
@@ -124,7 +125,7 @@ const char* CollShortName(CollKind kind) {
   return "?";
 }
 
-Status ValidateArgs(Comm& comm, CollArgs* a) {
+WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a) {
   const char* fn = CollApiName(a->kind);
   a->in_place = false;
   if (a->kind == CollKind::kBarrier) return weftSuccess;

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "core/dtype.h"
+#include "core/hot_path.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "sched/compile.h"
@@ -136,7 +137,7 @@ CompiledColl::~CompiledColl() {
   if (comm_.shm_user == this) comm_.shm_user = nullptr;
 }
 
-Status CompiledColl::ClaimNodeSegment(Comm& comm) {
+WEFT_HOT Status CompiledColl::ClaimNodeSegment(Comm& comm) {
   if (!uses_node_) return weftSuccess;
   CompiledColl* prev = comm.shm_user;
   comm.shm_user = this;
@@ -181,7 +182,7 @@ Status CompiledColl::ChooseSlotStores(Comm& comm, ShmSegment& seg) {
   return comm.ProbeNodePlacement(seg);
 }
 
-ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scratch) const {
+WEFT_HOT ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scratch) const {
   ExecBuffers b;
   b.send = reinterpret_cast<const unsigned char*>(bind.send);
   b.recv = reinterpret_cast<unsigned char*>(bind.recv);
@@ -204,7 +205,7 @@ ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scratch) cons
   return b;
 }
 
-Status CompiledColl::Resume(Comm& comm, bool blocking, bool* done) {
+WEFT_HOT Status CompiledColl::Resume(Comm& comm, bool blocking, bool* done) {
   const char* why = nullptr;
   Status s = interp_.Resume(transport_, blocking, done, &why);
   if (s != weftSuccess && why != nullptr) {
@@ -213,7 +214,7 @@ Status CompiledColl::Resume(Comm& comm, bool blocking, bool* done) {
   return s;
 }
 
-Status CompiledColl::Run(Comm& comm, const Bind& bind) {
+WEFT_HOT Status CompiledColl::Run(Comm& comm, const Bind& bind) {
   if (started_) {
     return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");
   }

@@ -4,11 +4,12 @@
 
 #include "coll/build_collective.h"
 #include "comm/program_cache.h"
+#include "core/hot_path.h"
 #include "core/log.h"
 
 namespace weft {
 
-Status RunHostBlocking(Comm& comm, const CollArgs& args) {
+WEFT_HOT Status RunHostBlocking(Comm& comm, const CollArgs& args) {
   CollArgs a = args;
   a.slots_streamed = comm.SlotsStreamed();  // the same on every rank at the same call
   NativeProgram* program = comm.cache->Find(a);

@@ -10,6 +10,7 @@
 #include "comm/mem_window.h"
 #include "comm/program_cache.h"
 #include "core/build_info.h"
+#include "core/hot_path.h"
 #include "core/live_set.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -56,7 +57,7 @@ Status FailNoComm(Status s, const char* fmt, ...) {
   return s;
 }
 
-bool IsLiveComm(const Comm* comm) { return g_live.Contains(comm); }
+WEFT_HOT bool IsLiveComm(const Comm* comm) { return g_live.Contains(comm); }
 
 Status CreateComm(MPI_Comm user, Comm** out) {
   *out = nullptr;
@@ -204,7 +205,7 @@ weft::Status weftComm::FailMpi(int mpi_err, const char* what) {
   return Fail(weftMpiError, "%s failed: MPI error %d: %s", what, mpi_err, msg);
 }
 
-unsigned char* weftComm::ScheduleScratch(size_t bytes) {
+WEFT_HOT unsigned char* weftComm::ScheduleScratch(size_t bytes) {
   if (bytes > sched_scratch_size_) {
     sched_scratch_.reset(new unsigned char[bytes]);
     sched_scratch_size_ = bytes;
@@ -234,7 +235,7 @@ bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment
   return true;
 }
 
-weft::Status weftComm::CheckUsable(const char* fn) {
+WEFT_HOT weft::Status weftComm::CheckUsable(const char* fn) {
   const int b = broken.load(std::memory_order_relaxed);
   if (b == weftSuccess) return weftSuccess;
   return Fail(weftRemoteError,

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/hot_path.h"
 #include "core/status.h"
 #include "topo/topology.h"
 
@@ -56,7 +57,8 @@ struct weftComm {
   ~weftComm();
 
   /// Records a failure's text (for weftGetLastError), logs it at WARN, returns s.
-  weft::Status Fail(weft::Status s, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+  weft::Status Fail(weft::Status s, const char* fmt, ...) WEFT_COLD
+      __attribute__((format(printf, 3, 4)));
   /// Records an MPI failure of `what` with MPI's own error string; returns weftMpiError.
   weft::Status FailMpi(int mpi_err, const char* what);
   /// weftRemoteError with the reason when the communicator is broken; weftSuccess otherwise.
@@ -118,7 +120,7 @@ Status DestroyComm(Comm* comm);
 bool IsLiveComm(const Comm* comm);
 
 /// Records a failure not tied to a live communicator (this thread's last error).
-Status FailNoComm(Status s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+Status FailNoComm(Status s, const char* fmt, ...) WEFT_COLD __attribute__((format(printf, 2, 3)));
 /// This thread's last failure text.
 const char* ThreadLastError();
 /// Sets this thread's last error text (also mirrored by Comm::Fail).

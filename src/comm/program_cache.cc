@@ -2,6 +2,8 @@
 
 #include <functional>
 
+#include "core/hot_path.h"
+
 namespace weft {
 
 size_t ProgramCache::KeyHash::operator()(const CollArgs& a) const {
@@ -20,15 +22,16 @@ bool ProgramCache::KeyEq::operator()(const CollArgs& a, const CollArgs& b) const
          a.slots_streamed == b.slots_streamed;
 }
 
-NativeProgram* ProgramCache::Find(const CollArgs& args) {
+WEFT_HOT NativeProgram* ProgramCache::Find(const CollArgs& args) {
   std::lock_guard<SpinLock> lk(mu_);
   // A loop of one call shape hits the most recent entry: no hashing, no list splice.
-  if (mru_ != nullptr && KeyEq()(lru_.front(), args)) return mru_->program.get();
+  if (mru_program_ != nullptr && KeyEq()(mru_key_, args)) return mru_program_;
   auto it = map_.find(args);
   if (it == map_.end()) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second.lru);
-  mru_ = &it->second;
-  return mru_->program.get();
+  mru_key_ = args;
+  mru_program_ = it->second.program.get();
+  return mru_program_;
 }
 
 NativeProgram* ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p,
@@ -44,13 +47,15 @@ NativeProgram* ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativePr
   }
   lru_.push_front(args);
   NativeProgram* raw = p.get();
-  mru_ = &map_.emplace(args, Entry{std::move(p), lru_.begin()}).first->second;
+  map_.emplace(args, Entry{std::move(p), lru_.begin()});
+  mru_key_ = args;
+  mru_program_ = raw;
   return raw;
 }
 
 void ProgramCache::Clear() {
   std::lock_guard<SpinLock> lk(mu_);
-  mru_ = nullptr;
+  mru_program_ = nullptr;
   map_.clear();
   lru_.clear();
 }

@@ -51,7 +51,10 @@ class ProgramCache {
   SpinLock mu_;              // point-to-point calls may come from several threads on one comm
   std::list<CollArgs> lru_;  // front: most recently used
   std::unordered_map<CollArgs, Entry, KeyHash, KeyEq> map_;
-  Entry* mru_ = nullptr;  // the entry of lru_.front() (map nodes do not move), or null
+  // lru_.front() and its program, kept in this object: a loop of one call shape reads no
+  // list or map node (each a separate allocation, a miss of its own when the call comes cold).
+  CollArgs mru_key_{};
+  NativeProgram* mru_program_ = nullptr;
 };
 
 }  // namespace weft

@@ -2,6 +2,7 @@
 
 #include "comm/comm.h"
 #include "core/dtype.h"
+#include "core/hot_path.h"
 #include "device/comm_device.h"
 
 namespace weft::device {
@@ -36,7 +37,7 @@ Status Classify(Comm& comm, const char* fn, const char* which, const void* p, si
 
 }  // namespace
 
-Status RouteBuffers(Comm& comm, const CollArgs& a, BufferRoute* out) {
+WEFT_HOT Status RouteBuffers(Comm& comm, const CollArgs& a, BufferRoute* out) {
   *out = BufferRoute{};
   if (!comm.device->device_memory()) return weftSuccess;
   const char* fn = CollApiName(a.kind);

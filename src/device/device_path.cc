@@ -4,6 +4,7 @@
 
 #include "comm/comm.h"
 #include "core/build_config.h"
+#include "core/hot_path.h"
 #include "core/log.h"
 #include "device/comm_device.h"
 #include "device/ipc_coll.h"
@@ -82,8 +83,8 @@ bool CoveredDeviceToDevice(const CollArgs& a) {
   }
 }
 
-Status RunDevicePath(Comm& comm, const CollArgs& a, const BufferRoute& route, Stream stream,
-                     bool* ran) {
+WEFT_HOT Status RunDevicePath(Comm& comm, const CollArgs& a, const BufferRoute& route,
+                              Stream stream, bool* ran) {
   *ran = false;
   if (!comm.device->device_memory()) return weftSuccess;  // the host backend: every call
   Path path;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/dtype.h"
+#include "core/hot_path.h"
 #include "exec/kway_reduce.h"
 #include "exec/stream_copy.h"
 
@@ -16,7 +17,7 @@ constexpr uint64_t kFuseBlockBytes = 16 << 10;
 
 }  // namespace
 
-void Interpreter::Start(const sched::Bytecode* bc, const ExecBuffers& bufs) {
+WEFT_HOT void Interpreter::Start(const sched::Bytecode* bc, const ExecBuffers& bufs) {
   bc_ = bc;
   bufs_ = bufs;
   pc_ = 0;
@@ -24,7 +25,7 @@ void Interpreter::Start(const sched::Bytecode* bc, const ExecBuffers& bufs) {
   fresh_ = true;
 }
 
-unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
+WEFT_HOT unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
   switch (static_cast<ir::Space>(r.space)) {
     case ir::Space::kSend:
       return const_cast<unsigned char*>(bufs_.send) + r.offset;
@@ -54,8 +55,8 @@ bool IsPeer(uint8_t space) {
 
 // Runs instructions [first, first + count) on bytes [offset, offset + len) of their operands.
 // *streamed: non-temporal stores were used (the caller fences).
-Status Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len,
-                             bool* streamed, const char** why) {
+WEFT_HOT Status Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len,
+                                      bool* streamed, const char** why) {
   const size_t es = TypeSize(bc_->dtype);
   for (size_t i = first; i < first + count; ++i) {
     const sched::BcInstr& in = bc_->code[i];
@@ -98,7 +99,7 @@ Status Interpreter::RunLocal(size_t first, size_t count, uint64_t offset, uint64
   return weftSuccess;
 }
 
-Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char** why) {
+WEFT_HOT Status Interpreter::Resume(Transport& t, bool blocking, bool* done, const char** why) {
   *done = false;
   t_ = &t;
   if (fresh_) {

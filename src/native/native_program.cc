@@ -1,6 +1,7 @@
 #include "native/native_program.h"
 
 #include "coll/compiled_coll.h"
+#include "core/hot_path.h"
 
 namespace weft {
 
@@ -19,7 +20,7 @@ void* NativeProgram::Scratch(size_t bytes) {
 
 bool NativeProgram::active() const { return compiled ? compiled->active() : active_; }
 
-Status NativeProgram::Run(Comm& comm, const Bind& bind) {
+WEFT_HOT Status NativeProgram::Run(Comm& comm, const Bind& bind) {
   if (compiled) return compiled->Run(comm, bind);
   if (active_)
     return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "comm/mem_window.h"
+#include "core/hot_path.h"
 #include "core/params.h"
 #include "core/spin_wait.h"
 #include "sched/ir/program.h"
@@ -26,7 +27,8 @@ unsigned char* const kUnknown = reinterpret_cast<unsigned char*>(~uintptr_t{0});
 
 }  // namespace
 
-void ScheduleTransport::BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) {
+WEFT_HOT void ScheduleTransport::BeginExecution(const void* send, const void* recv,
+                                                uint64_t bank_bytes) {
   bank_ = -1;
   entry_ = BankPlacer::Entry{};
   if (!shm_) return;
@@ -60,8 +62,17 @@ unsigned char* ScheduleTransport::PeerPointer(int node_rank, int space) {
   return p;
 }
 
-Status ScheduleTransport::PeerCopy(int node_rank, int space, uint64_t offset, void* local,
-                                   uint64_t n, bool write, const char** why) {
+WEFT_HOT unsigned char* ScheduleTransport::NodeSlot(int node_rank) {
+  if (!shm_) return nullptr;
+  return bank_ >= 0 ? shm_->Bank(node_rank, bank_) : shm_->Slot(node_rank);
+}
+
+WEFT_HOT uint64_t ScheduleTransport::NodeSlotStride() const {
+  return shm_ ? shm_->SlotStride() : 0;
+}
+
+WEFT_HOT Status ScheduleTransport::PeerCopy(int node_rank, int space, uint64_t offset, void* local,
+                                            uint64_t n, bool write, const char** why) {
   if (!SingleCopy() || node_rank < 0 || node_rank >= shm_->nranks()) {
     *why = "single copy is unavailable on this communicator (WEFT_CMA, or the probe failed)";
     return weftNotSupported;
@@ -76,7 +87,7 @@ Status ScheduleTransport::PeerCopy(int node_rank, int space, uint64_t offset, vo
   return s;
 }
 
-Status ScheduleTransport::Signal(int counter) {
+WEFT_HOT Status ScheduleTransport::Signal(int counter) {
   if (!shm_ || counter < 0 || counter >= ShmSegment::kCounters) return weftNotSupported;
   // Only this rank writes its counters, so a plain release store does: a locked add would
   // stall until the line, which peers are spinning on, came back exclusive.
@@ -91,12 +102,12 @@ Status ScheduleTransport::Signal(int counter) {
   return weftSuccess;
 }
 
-std::atomic<uint64_t>& ScheduleTransport::Watched(int r, int c, uint64_t value) const {
+WEFT_HOT std::atomic<uint64_t>& ScheduleTransport::Watched(int r, int c, uint64_t value) const {
   return bank_ >= 0 && c == 0 && value == 1 ? Stamp(shm_->Bank(r, bank_)) : shm_->Counter(r, c);
 }
 
-Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, bool blocking,
-                                      bool* reached) {
+WEFT_HOT Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t value, bool blocking,
+                                               bool* reached) {
   if (!shm_ || counter < 0 || counter >= ShmSegment::kCounters || peer >= shm_->nranks()) {
     return weftNotSupported;
   }

@@ -37,11 +37,8 @@ class ScheduleTransport final : public Transport {
   Status PeerCopy(int node_rank, int space, uint64_t offset, void* local, uint64_t n, bool write,
                   const char** why) override;
   unsigned char* PeerPointer(int node_rank, int space) override;
-  unsigned char* NodeSlot(int node_rank) override {
-    if (!shm_) return nullptr;
-    return bank_ >= 0 ? shm_->Bank(node_rank, bank_) : shm_->Slot(node_rank);
-  }
-  uint64_t NodeSlotStride() const override { return shm_ ? shm_->SlotStride() : 0; }
+  unsigned char* NodeSlot(int node_rank) override;
+  uint64_t NodeSlotStride() const override;
   Status Signal(int counter) override;
   Status WaitCounter(int node_peer, int counter, uint64_t value, bool blocking,
                      bool* reached) override;

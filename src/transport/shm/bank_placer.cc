@@ -1,8 +1,10 @@
 #include "transport/shm/bank_placer.h"
 
+#include "core/hot_path.h"
+
 namespace weft {
 
-BankPlacer::Entry BankPlacer::Place(uint64_t bank_bytes, uint64_t base) {
+WEFT_HOT BankPlacer::Entry BankPlacer::Place(uint64_t bank_bytes, uint64_t base) {
   Entry e;
   const bool banked = bank_bytes > 0 && bank_bytes <= kBankBytes;
   if (!banked || last_ < 0) {
