@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "capi/guard.h"
+#include "core/hot_path.h"
 #include "core/params.h"
 #include "device/comm_device.h"
 #include "device/device_path.h"
@@ -22,7 +23,7 @@ weftResult_t Init(const char* fn, CollKind k, const void* s, void* r, size_t n, 
 }
 
 // The plan and its communicator are both live.
-Status CheckPlan(const char* fn, const Plan* plan) {
+WEFT_HOT Status CheckPlan(const char* fn, const Plan* plan) {
   if (plan == nullptr) return FailNoComm(weftInvalidArgument, "%s: plan is NULL", fn);
   if (!IsLivePlan(plan))
     return FailNoComm(weftInvalidUsage, "%s: plan %p was freed or never created", fn,
@@ -81,7 +82,7 @@ weftResult_t weftAllToAllInit(const void* sendbuff, void* recvbuff, size_t count
               weftSum, 0, comm, plan);
 }
 
-weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
+WEFT_HOT weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
   return Guarded("weftPlanStart", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanStart", plan));
     weft::Comm& comm = *plan->comm;
@@ -100,14 +101,14 @@ weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
   });
 }
 
-weftResult_t weftPlanWait(weftPlan_t plan) {
+WEFT_HOT weftResult_t weftPlanWait(weftPlan_t plan) {
   return Guarded("weftPlanWait", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanWait", plan));
     return plan->program.Wait(*plan->comm);
   });
 }
 
-weftResult_t weftPlanTest(weftPlan_t plan, int* done) {
+WEFT_HOT weftResult_t weftPlanTest(weftPlan_t plan, int* done) {
   return Guarded("weftPlanTest", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanTest", plan));
     if (done == nullptr) return plan->comm->Fail(weftInvalidArgument, "weftPlanTest: done is NULL");

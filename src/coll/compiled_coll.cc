@@ -225,7 +225,7 @@ WEFT_HOT Status CompiledColl::Run(Comm& comm, const Bind& bind) {
   return Resume(comm, true, &done);
 }
 
-Status CompiledColl::Start(Comm& comm, const Bind& bind) {
+WEFT_HOT Status CompiledColl::Start(Comm& comm, const Bind& bind) {
   if (started_) {
     return comm.Fail(weftInvalidUsage, "weftPlanStart: the previous start is not complete");
   }
@@ -242,7 +242,7 @@ Status CompiledColl::Start(Comm& comm, const Bind& bind) {
   return s;
 }
 
-Status CompiledColl::Test(Comm& comm, bool* done) {
+WEFT_HOT Status CompiledColl::Test(Comm& comm, bool* done) {
   *done = !started_;
   if (*done) return weftSuccess;
   Status s = interp_.active() ? Resume(comm, false, done) : (*done = true, weftSuccess);
@@ -250,7 +250,7 @@ Status CompiledColl::Test(Comm& comm, bool* done) {
   return s;
 }
 
-Status CompiledColl::Wait(Comm& comm) {
+WEFT_HOT Status CompiledColl::Wait(Comm& comm) {
   if (!started_) return weftSuccess;
   bool done = true;
   Status s = interp_.active() ? Resume(comm, true, &done) : weftSuccess;

@@ -45,7 +45,7 @@ Status NativeProgram::Issue(Comm& comm) {
   return weftSuccess;
 }
 
-Status NativeProgram::Start(Comm& comm, const Bind& bind) {
+WEFT_HOT Status NativeProgram::Start(Comm& comm, const Bind& bind) {
   if (compiled) return compiled->Start(comm, bind);
   if (active_)
     return comm.Fail(weftInvalidUsage, "weftPlanStart: the previous start is not complete");
@@ -59,7 +59,7 @@ Status NativeProgram::Start(Comm& comm, const Bind& bind) {
   return Issue(comm);
 }
 
-Status NativeProgram::Test(Comm& comm, bool* done) {
+WEFT_HOT Status NativeProgram::Test(Comm& comm, bool* done) {
   if (compiled) return compiled->Test(comm, done);
   *done = !active_;
   while (active_) {
@@ -81,7 +81,7 @@ Status NativeProgram::Test(Comm& comm, bool* done) {
   return weftSuccess;
 }
 
-Status NativeProgram::Wait(Comm& comm) {
+WEFT_HOT Status NativeProgram::Wait(Comm& comm) {
   if (compiled) return compiled->Wait(comm);
   while (active_) {
     int err = PMPI_Wait(&req_, MPI_STATUS_IGNORE);

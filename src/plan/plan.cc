@@ -5,6 +5,7 @@
 
 #include "coll/build_collective.h"
 #include "comm/mem_window.h"
+#include "core/hot_path.h"
 #include "core/live_set.h"
 #include "core/log.h"
 
@@ -49,6 +50,6 @@ void DestroyPlan(Plan* plan) {
   delete plan;
 }
 
-bool IsLivePlan(const Plan* plan) { return g_live.Contains(plan); }
+WEFT_HOT bool IsLivePlan(const Plan* plan) { return g_live.Contains(plan); }
 
 }  // namespace weft
