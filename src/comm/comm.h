@@ -73,11 +73,11 @@ struct weftComm {
   /// built: every rank executes the same collectives in the same order, but a program cache
   /// hit on one rank may be a build on another. Returns false if shared memory is unavailable
   /// (reason logged once).
-  bool NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment>* out);
+  bool NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment>* out) WEFT_COLD;
   /// Node rank 0 times a cache line's round trip with every node peer through seg (collective
   /// over the node's ranks) and ranks_distant takes the verdict (placement_probe.h); logged
   /// at INFO when it changes. weftTimeout (the communicator broken) when a peer does not answer.
-  weft::Status ProbeNodePlacement(weft::ShmSegment& seg);
+  weft::Status ProbeNodePlacement(weft::ShmSegment& seg) WEFT_COLD;
   /// Shared slots are written with non-temporal stores: WEFT_SHM_STREAM=1, or auto and the
   /// ranks are distant. Schedule selection and the program cache key on it (CollArgs).
   bool SlotsStreamed() const {

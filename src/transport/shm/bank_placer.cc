@@ -31,7 +31,7 @@ WEFT_HOT BankPlacer::Entry BankPlacer::Place(uint64_t bank_bytes, uint64_t base)
   return e;
 }
 
-void BankPlacer::Observe(int r, uint64_t value) {
+WEFT_HOT void BankPlacer::Observe(int r, uint64_t value) {
   if (!seen_[r] || static_cast<int64_t>(value - known_[r]) > 0) known_[r] = value;
   seen_[r] = 1;
 }
