@@ -4,7 +4,6 @@
 
 #include "comm/comm.h"
 #include "core/build_config.h"
-#include "core/hot_path.h"
 #include "core/log.h"
 #include "device/comm_device.h"
 #include "device/ipc_coll.h"
@@ -83,10 +82,8 @@ bool CoveredDeviceToDevice(const CollArgs& a) {
   }
 }
 
-WEFT_HOT Status RunDevicePath(Comm& comm, const CollArgs& a, const BufferRoute& route,
-                              Stream stream, bool* ran) {
-  *ran = false;
-  if (!comm.device->device_memory()) return weftSuccess;  // the host backend: every call
+Status RunDevicePathOnDevice(Comm& comm, const CollArgs& a, const BufferRoute& route, Stream stream,
+                             bool* ran) {
   Path path;
   std::unique_ptr<NativeProgram> direct;
   WEFT_CHECK(Choose(comm, a, route, &path, &direct));

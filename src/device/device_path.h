@@ -11,6 +11,7 @@
 #include "coll/coll_args.h"
 #include "device/backend.h"
 #include "device/buffer_route.h"
+#include "device/comm_device.h"
 
 namespace weft::device {
 
@@ -19,10 +20,19 @@ namespace weft::device {
 /// rank would overwrite a block a peer may still be reading).
 bool CoveredDeviceToDevice(const CollArgs& args);
 
+/// RunDevicePath past its host-backend exit.
+Status RunDevicePathOnDevice(Comm& comm, const CollArgs& args, const BufferRoute& route,
+                             Stream stream, bool* ran);
+
 /// Runs validated args on the device path every rank agrees on, after the work queued on
 /// `stream`, and sets *ran; leaves *ran false (nothing done) when no rank has device buffers,
 /// so the caller runs its host path. Every rank calls it for every call.
-Status RunDevicePath(Comm& comm, const CollArgs& args, const BufferRoute& route, Stream stream,
-                     bool* ran);
+/// Inline: on a host-backend communicator (every call there) it returns at once, without a call.
+inline Status RunDevicePath(Comm& comm, const CollArgs& args, const BufferRoute& route,
+                            Stream stream, bool* ran) {
+  *ran = false;
+  if (!comm.device->device_memory()) return weftSuccess;
+  return RunDevicePathOnDevice(comm, args, route, stream, ran);
+}
 
 }  // namespace weft::device
