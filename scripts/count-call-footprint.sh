@@ -8,20 +8,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 weft_parse_mpi "$@"
 weft_build
-command -v valgrind > /dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 coll=${COLL:-broadcast}
 rank=${RANK:-0}
 out=$(mktemp -d)
-rank_var=OMPI_COMM_WORLD_RANK
-[ "$WEFT_MPI" = mpich ] && rank_var=PMI_RANK
-cat > "$out/wrap.sh" << WRAP
-#!/usr/bin/env bash
-if [ "\${$rank_var}" = "$rank" ]; then
-  exec valgrind -q --tool=lackey --trace-mem=yes --log-file=$out/trace.txt "\$@"
-fi
-exec "\$@"
-WRAP
-chmod +x "$out/wrap.sh"
+weft_valgrind_rank "$out" "$rank" --tool=lackey --trace-mem=yes --log-file="$out/trace.txt"
 "$WEFT_MPIEXEC" -n 2 "${WEFT_MPIEXEC_FLAGS[@]}" "$out/wrap.sh" \
   "$WEFT_BUILD/tools/bench/weft-call-footprint" "$coll" "${BYTES:-8}" > "$out/run.txt" 2>&1 ||
   { cat "$out/run.txt"; exit 1; }

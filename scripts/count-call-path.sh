@@ -10,23 +10,14 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 weft_parse_mpi "$@"
 weft_build
-command -v valgrind > /dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 coll=${COLL:-broadcast}
 declare -A entry=([allreduce]=weftAllReduce [broadcast]=weftBroadcast [reduce]=weftReduce
                   [allgather]=weftAllGather [reduce_scatter]=weftReduceScatter
                   [alltoall]=weftAllToAll)
 fn=${entry[$coll]:?unknown COLL $coll}
 out=$(mktemp -d)
-rank_var=OMPI_COMM_WORLD_RANK
-[ "$WEFT_MPI" = mpich ] && rank_var=PMI_RANK
-cat > "$out/wrap.sh" << WRAP
-#!/usr/bin/env bash
-if [ "\${$rank_var}" = "${RANK:-1}" ]; then
-  exec valgrind -q --tool=callgrind --callgrind-out-file=$out/cg.out --toggle-collect=$fn "\$@"
-fi
-exec "\$@"
-WRAP
-chmod +x "$out/wrap.sh"
+weft_valgrind_rank "$out" "${RANK:-1}" --tool=callgrind --callgrind-out-file="$out/cg.out" \
+  --toggle-collect="$fn"
 "$WEFT_MPIEXEC" -n 2 "${WEFT_MPIEXEC_FLAGS[@]}" "$out/wrap.sh" "$WEFT_BUILD/tools/bench/weft-bench" \
   "$coll" -b "${BYTES:-8}" -e "${BYTES:-8}" -d double --place out -w 0 -n "${CALLS:-20000}" \
   --timing loop --check 0 > "$out/bench.txt" 2>&1 || { cat "$out/bench.txt"; exit 1; }

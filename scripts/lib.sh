@@ -55,6 +55,20 @@ weft_build() {
     { grep -E -A3 "error|Error" "$WEFT_BUILD.build.log" | head -60; exit 1; }
 }
 
+weft_valgrind_rank() {  # DIR RANK VALGRIND_ARGS...: writes DIR/wrap.sh, which runs the program
+  # it is given under valgrind (with those arguments) on that MPI rank and plainly elsewhere
+  command -v valgrind > /dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+  local dir=$1 rank=$2 rank_var=OMPI_COMM_WORLD_RANK
+  shift 2
+  [ "$WEFT_MPI" = mpich ] && rank_var=PMI_RANK
+  cat > "$dir/wrap.sh" << WRAP
+#!/usr/bin/env bash
+if [ "\${$rank_var}" = "$rank" ]; then exec valgrind -q $* "\$@"; fi
+exec "\$@"
+WRAP
+  chmod +x "$dir/wrap.sh"
+}
+
 weft_bench_start() {  # OUTDIR [--mpi NAME]: sets WEFT_OUTDIR (made), WEFT_MPI; builds
   WEFT_OUTDIR="$(realpath -m "$1")"; shift
   weft_parse_mpi "$@"
