@@ -32,6 +32,8 @@ void Usage() {
       "      --place out|in|both  out-of-place, in-place or both (default both)\n"
       "      --timing call|loop  call: each call timed alone after a barrier; loop:\n"
       "                     blocks of -n calls back to back, time / n (default call)\n"
+      "      --cold BYTES   call timing: before each call every rank writes BYTES of\n"
+      "                     other memory (a compute phase), so calls start cold (default 0)\n"
       "      --csv FILE     one row per (size, place, implementation)\n"
       "      --json FILE    the same records as JSON\n"
       "      --memory host|device|shared  device: buffers in device memory of the\n"
@@ -147,6 +149,8 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       ok = (o->iters = std::atoi(v.c_str())) > 0;
     else if (a == "-c" || a == "--check" || a == "--validate")
       o->check = std::atoi(v.c_str()) != 0;
+    else if (a == "--cold")
+      ok = ParseSize(v, &o->cold_bytes);
     else if (a == "--timing") {
       o->loop = v == "loop";
       ok = v == "loop" || v == "call";
@@ -167,6 +171,11 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       std::fprintf(stderr, "weft-bench: bad value '%s' for %s\n", v.c_str(), a.c_str());
       return false;
     }
+  }
+  if (o->cold_bytes > 0 && o->loop) {
+    std::fprintf(stderr, "weft-bench: --cold applies to --timing call only\n");
+    *exit_code = 2;
+    return false;
   }
   if (o->elements > 0) o->min_bytes = o->max_bytes = o->elements * weft::TypeSize(o->type);
   if (o->device_memory && o->modes.empty()) {

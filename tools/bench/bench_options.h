@@ -25,6 +25,10 @@ struct Options {
   /// --timing loop: time blocks of back-to-back calls (what a program calling in a loop sees)
   /// instead of one call after a barrier.
   bool loop = false;
+  /// --cold BYTES: before each timed call (call timing) every rank writes one byte in every
+  /// cache line of BYTES of other memory, as a compute phase between collectives would, so
+  /// the call starts with cold caches and TLB. 0: off.
+  size_t cold_bytes = 0;
   bool out_of_place = true, in_place = true;
   std::string csv, json;
   bool device_memory = false;  // --memory device: the device experiment (bench_device.h)

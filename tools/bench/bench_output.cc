@@ -11,6 +11,10 @@ void PrintTableHeader(FILE* f, const Ctx& x, const Options& o, const std::string
       o.warmup, o.iters, o.check ? "on" : "off");
   std::fprintf(f, "# native: %s; weft: the weft library, in the same run on the same buffers\n",
                mpi_name.c_str());
+  if (o.cold_bytes > 0) {
+    std::fprintf(f, "# cold: every rank writes %zu bytes of other memory before each call\n",
+                 o.cold_bytes);
+  }
   std::fprintf(
       f, "# size = per-rank send buffer; time = median over iterations of the slowest rank\n");
   std::fprintf(f, "#%57s %-33s %-33s\n", "", "native MPI", "weft");
