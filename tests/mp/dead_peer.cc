@@ -51,21 +51,30 @@ int main(int argc, char** argv) {
       weftSuccess) {
     return Fail(rank, "plan init", comm);
   }
+  // One whole execution first: the first start of a plan grows the node segment, collectively,
+  // and so cannot return before every rank has started (the handshake below would deadlock).
+  if (weftPlanStart(plan, nullptr) != weftSuccess || weftPlanWait(plan) != weftSuccess) {
+    return Fail(rank, "the first execution", comm);
+  }
   // MPICH notices a dead process inside MPI calls and ends the job unless errors return.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   const bool stop = argc > 1 && std::strcmp(argv[1], "--stop") == 0;
   int victim_pid = getpid();
   MPI_Bcast(&victim_pid, 1, MPI_INT, size - 1, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
+  // The survivors start only once the victim's start has returned: a victim whose every wait
+  // found the survivors' signals already there would finish the whole collective inside its
+  // (non-blocking) start, and the survivors' collective would succeed. A sleep of 100 ms
+  // before the survivors' start was not enough under a loaded full test run (seen twice).
   if (rank == size - 1) {
     weftPlanStart(plan, nullptr);  // runs to its first wait for a peer, then stops there
-    usleep(300 * 1000);            // the survivors have left the barrier and are in the plan
+    int started = 1;
+    for (int r = 0; r < size - 1; ++r) MPI_Send(&started, 1, MPI_INT, r, 99, MPI_COMM_WORLD);
+    usleep(300 * 1000);  // the survivors are in the plan, waiting for this rank
     raise(stop ? SIGSTOP : SIGKILL);
   }
-  // The survivors start later than the victim: a victim whose every wait found the survivors'
-  // signals already there would finish the whole collective inside its (non-blocking) start
-  // (seen once in a full run: the survivor's collective then returned success).
-  usleep(100 * 1000);
+  int started = 0;
+  MPI_Recv(&started, 1, MPI_INT, size - 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   const double t0 = Now();
   weftResult_t r = weftPlanStart(plan, nullptr);
   if (r == weftSuccess) r = weftPlanWait(plan);
