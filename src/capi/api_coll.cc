@@ -26,12 +26,8 @@ WEFT_HOT weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
       WEFT_CHECK(CheckArgsAgree(*comm, a));
     }
     bool ran = false;
-    Status s = device::RunDevicePath(*comm, a, route, stream, &ran);
+    Status s = device::RunDevicePath(*comm, a, route, stream, fn, &ran);
     if (ran || s != weftSuccess) return s;
-    if (stream != nullptr && comm->device->backend().StreamSync(stream) != weftSuccess) {
-      // Host buffers may be the target of work queued on the stream: it finishes first.
-      return comm->Fail(weftUnhandledDeviceError, "%s: %s", fn, ThreadLastError());
-    }
     // Only the user's own buffers can be weftMemAlloc memory (staged chunks never are), so the
     // zero-copy agreement is made here rather than for every staged chunk.
     WEFT_CHECK(AgreeZeroCopy(*comm, &a));

@@ -91,11 +91,9 @@ WEFT_HOT weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
     if (weft::GetParams().WEFT_CHECK_ARGS) WEFT_CHECK(weft::CheckArgsAgree(comm, plan->args));
     const weft::CollArgs& a = plan->args;
     bool ran = false;
-    weft::Status s = weft::device::RunDevicePath(comm, a, plan->route, stream, &ran);
+    weft::Status s =
+        weft::device::RunDevicePath(comm, a, plan->route, stream, "weftPlanStart", &ran);
     if (ran || s != weftSuccess) return s;
-    if (stream != nullptr && comm.device->backend().StreamSync(stream) != weftSuccess) {
-      return comm.Fail(weftUnhandledDeviceError, "weftPlanStart: %s", weft::ThreadLastError());
-    }
     return plan->program.Start(
         *plan->comm, weft::Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
   });

@@ -184,7 +184,6 @@ unsigned char* PeerWindowAddress(const Comm& comm, int q, uint64_t remote) {
 }
 
 Status AgreeZeroCopyShared(Comm& comm, CollArgs* a) {
-  a->zero_copy = false;
   const bool collective =
       a->kind != CollKind::kBarrier && a->kind != CollKind::kSend && a->kind != CollKind::kRecv;
   const size_t es = TypeSize(a->type);

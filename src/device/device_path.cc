@@ -82,14 +82,17 @@ bool CoveredDeviceToDevice(const CollArgs& a) {
   }
 }
 
-Status RunDevicePathOnDevice(Comm& comm, const CollArgs& a, const BufferRoute& route, Stream stream,
-                             bool* ran) {
-  Path path;
+Status ChooseAndRunDevicePath(Comm& comm, const CollArgs& a, const BufferRoute& route,
+                              Stream stream, const char* fn, bool* ran) {
+  Path path = Path::kHost;
   std::unique_ptr<NativeProgram> direct;
-  WEFT_CHECK(Choose(comm, a, route, &path, &direct));
+  if (comm.device->device_memory()) WEFT_CHECK(Choose(comm, a, route, &path, &direct));
   *ran = path != Path::kHost;
   switch (path) {
     case Path::kHost:
+      if (stream != nullptr && comm.device->backend().StreamSync(stream) != weftSuccess) {
+        return comm.Fail(weftUnhandledDeviceError, "%s: %s", fn, ThreadLastError());
+      }
       return weftSuccess;
     case Path::kStaged:
       return RunStaged(comm, a, route, stream);

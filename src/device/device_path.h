@@ -20,19 +20,20 @@ namespace weft::device {
 /// rank would overwrite a block a peer may still be reading).
 bool CoveredDeviceToDevice(const CollArgs& args);
 
-/// RunDevicePath past its host-backend exit.
-Status RunDevicePathOnDevice(Comm& comm, const CollArgs& args, const BufferRoute& route,
-                             Stream stream, bool* ran);
+/// RunDevicePath past its inline exit.
+Status ChooseAndRunDevicePath(Comm& comm, const CollArgs& args, const BufferRoute& route,
+                              Stream stream, const char* fn, bool* ran);
 
 /// Runs validated args on the device path every rank agrees on, after the work queued on
-/// `stream`, and sets *ran; leaves *ran false (nothing done) when no rank has device buffers,
-/// so the caller runs its host path. Every rank calls it for every call.
-/// Inline: on a host-backend communicator (every call there) it returns at once, without a call.
+/// `stream`, and sets *ran. When no rank has device buffers it leaves *ran false, having
+/// waited for `stream` (the host buffers may be the target of work queued on it), and the
+/// caller runs its host path. Every rank calls it for every call; `fn` names the call in errors.
+/// Inline: a host-backend call without a stream (every call there) returns at once.
 inline Status RunDevicePath(Comm& comm, const CollArgs& args, const BufferRoute& route,
-                            Stream stream, bool* ran) {
+                            Stream stream, const char* fn, bool* ran) {
   *ran = false;
-  if (!comm.device->device_memory()) return weftSuccess;
-  return RunDevicePathOnDevice(comm, args, route, stream, ran);
+  if (!comm.device->device_memory() && stream == nullptr) return weftSuccess;
+  return ChooseAndRunDevicePath(comm, args, route, stream, fn, ran);
 }
 
 }  // namespace weft::device

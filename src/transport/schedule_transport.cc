@@ -71,8 +71,8 @@ WEFT_HOT uint64_t ScheduleTransport::NodeSlotStride() const {
   return shm_ ? shm_->SlotStride() : 0;
 }
 
-WEFT_HOT Status ScheduleTransport::PeerCopy(int node_rank, int space, uint64_t offset, void* local,
-                                            uint64_t n, bool write, const char** why) {
+Status ScheduleTransport::PeerCopy(int node_rank, int space, uint64_t offset, void* local,
+                                   uint64_t n, bool write, const char** why) {
   if (!SingleCopy() || node_rank < 0 || node_rank >= shm_->nranks()) {
     *why = "single copy is unavailable on this communicator (WEFT_CMA, or the probe failed)";
     return weftNotSupported;

@@ -4,6 +4,7 @@
 //   weft-call-footprint COLL BYTES     (COLL: allreduce, broadcast, reduce, allgather)
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +36,10 @@ int main(int argc, char** argv) {
   const char* const kColls[] = {"allreduce", "broadcast", "reduce", "allgather"};
   int kind = 0;
   while (kind < 4 && std::strcmp(coll, kColls[kind]) != 0) ++kind;
+  if (kind == 4) {
+    std::fprintf(stderr, "weft-call-footprint: unknown collective %s\n", coll);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   auto call = [&] {  // nothing but the call itself between the markers
     switch (kind) {
       case 0:
