@@ -59,8 +59,16 @@ std::string BytesText(uint64_t b) {
 std::string RecipeText(const Recipe& r) {
   std::string s = r.generator;
   const std::vector<int> f = r.generator == "rexch" ? CanonicalRexch(r.factors) : r.factors;
-  for (size_t i = 0; i < f.size(); ++i) s += (i == 0 ? ":" : ",") + std::to_string(f[i]);
-  if (r.chunk_bytes) s += "@" + BytesText(r.chunk_bytes);
+  // Appended piece by piece: `"," + std::to_string(..)` trips a false -Wstringop-overflow of
+  // GCC 12 once link-time optimisation inlines it.
+  for (size_t i = 0; i < f.size(); ++i) {
+    s += i == 0 ? ':' : ',';
+    s += std::to_string(f[i]);
+  }
+  if (r.chunk_bytes) {
+    s += '@';
+    s += BytesText(r.chunk_bytes);
+  }
   return s;
 }
 
