@@ -2,7 +2,7 @@
 #include "capi/guard.h"
 #include "coll/coll_args.h"
 #include "coll/run_blocking.h"
-#include "comm/mem_window.h"
+#include "coll/zero_copy_agreement.h"
 #include "core/hot_path.h"
 #include "core/params.h"
 #include "device/buffer_route.h"

@@ -183,20 +183,6 @@ unsigned char* PeerWindowAddress(const Comm& comm, int q, uint64_t remote) {
   return nullptr;
 }
 
-Status AgreeZeroCopyShared(Comm& comm, CollArgs* a) {
-  const bool collective =
-      a->kind != CollKind::kBarrier && a->kind != CollKind::kSend && a->kind != CollKind::kRecv;
-  const size_t es = TypeSize(a->type);
-  if (!comm.mem_shared || !collective || a->count * es < kZeroCopyMinBytes) return weftSuccess;
-  Extents e;
-  int mine = ComputeExtents(comm, *a, es, &e) && InSharedWindow(comm, a->send, e.send) &&
-             InSharedWindow(comm, a->recv, e.recv);
-  int err = PMPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MIN, comm.mpi);
-  if (err != MPI_SUCCESS) return comm.FailMpi(err, "agreeing whether buffers are shared");
-  a->zero_copy = mine != 0;
-  return weftSuccess;
-}
-
 void DetachWindows(const Comm& comm) {
   std::lock_guard<std::mutex> lk(g_mu);
   for (auto& w : g_windows) {

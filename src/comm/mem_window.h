@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "coll/coll_args.h"
 #include "comm/comm.h"
 #include "core/status.h"
 
@@ -28,17 +27,6 @@ bool InSharedWindow(const Comm& comm, const void* p, size_t n);
 unsigned char* PeerWindowAddress(const Comm& comm, int node_rank, uint64_t remote);
 /// Calls from this many bytes per rank (count x element) ask whether zero copy applies.
 inline constexpr uint64_t kZeroCopyMinBytes = 64u << 10;
-/// AgreeZeroCopy on a communicator where weftMemAlloc made shared memory (a->zero_copy is
-/// false on entry).
-Status AgreeZeroCopyShared(Comm& comm, CollArgs* a);
-/// Collective over comm for validated collective args (no-op unless weftMemAlloc made shared
-/// memory on comm and the call is large): sets a->zero_copy when every rank's buffers lie in
-/// it. Local knowledge is not enough: every rank must choose the same schedule. Inline: every
-/// call asks, and most communicators have no such memory.
-inline Status AgreeZeroCopy(Comm& comm, CollArgs* a) {
-  a->zero_copy = false;
-  return comm.mem_shared ? AgreeZeroCopyShared(comm, a) : weftSuccess;
-}
 /// Forgets comm (at its destruction): its allocations stay valid until weftMemFree.
 void DetachWindows(const Comm& comm);
 

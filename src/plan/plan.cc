@@ -4,7 +4,7 @@
 #include <string>
 
 #include "coll/build_collective.h"
-#include "comm/mem_window.h"
+#include "coll/zero_copy_agreement.h"
 #include "core/hot_path.h"
 #include "core/live_set.h"
 #include "core/log.h"
