@@ -5,6 +5,8 @@
 # orte_enable_recovery; MPICH 4.0.2's Hydra ends the job about a second after a death whatever
 # its flags, so there the rank is stopped instead (--stop; see dead_peer.cc).
 # Usage: dead_peer.sh NP DEAD_PEER_BIN MPIEXEC [mpiexec flags...]
+# DEAD_PEER_AGREE=1: the rank dies before a zero-copy call, while the survivors agree on it
+# (dead_peer.cc --agree).
 np="$1"; bin="$2"; mpiexec="$3"; shift 3
 case "$("$mpiexec" --version 2>&1)" in
   *"Open MPI"*|*OpenRTE*) keep="--mca orte_enable_recovery 1" ;;
@@ -13,7 +15,7 @@ case "$("$mpiexec" --version 2>&1)" in
 esac
 count() { ls /dev/shm 2>/dev/null | grep -c '^weft-'; }
 before=$(count)
-out=$(WEFT_TIMEOUT_S=3 timeout 120 "$mpiexec" $keep "$@" -n "$np" "$bin" $mode 2>&1)
+out=$(WEFT_TIMEOUT_S=3 timeout 120 "$mpiexec" $keep "$@" -n "$np" "$bin" $mode ${DEAD_PEER_AGREE:+--agree} 2>&1)
 echo "$out"
 after=$(count)
 ok=$(echo "$out" | grep -c "survivor ok")
