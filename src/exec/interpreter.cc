@@ -116,6 +116,12 @@ WEFT_HOT Status Interpreter::Resume(Transport& t, bool blocking, bool* done, con
     // operand: the latency path runs few instructions and this check was a visible part).
     node_slot0_ = t.NodeSlot(0);
     node_slot_stride_ = t.NodeSlotStride();
+    local_base_[0] = const_cast<unsigned char*>(bufs_.send);
+    local_base_[1] = bufs_.recv;
+    local_base_[2] = bufs_.scratch;
+    local_base_[3] = node_slot0_;
+    local_stride_[3] = node_slot_stride_;
+    plain_copies_ = !bufs_.stream_recv && !bufs_.stream_shm && !uses_peer_buffers_;
     fresh_ = false;
     if (uses_node_slots_ && node_slot0_ == nullptr) {
       *why = "the program uses node memory this transport lacks";
@@ -123,10 +129,10 @@ WEFT_HOT Status Interpreter::Resume(Transport& t, bool blocking, bool* done, con
       return weftInternalError;
     }
   }
-  const size_t es = TypeSize(bc_->dtype);
   // The program does not change during an execution: its code is read through locals, not
   // reloaded through bc_ after every call into the transport.
   const sched::BcInstr* const code = bc_->code.data();
+  const sched::BcRef* const refs = bc_->refs.data();
   const size_t ninstr = bc_->code.size();
   while (pc_ < ninstr) {
     const sched::BcInstr& in = code[pc_];
@@ -135,6 +141,24 @@ WEFT_HOT Status Interpreter::Resume(Transport& t, bool blocking, bool* done, con
       case ir::Opcode::kCopy:
       case ir::Opcode::kReduce: {
         const size_t run = in.fused ? in.fused : 1;
+        if (run == 1 && plain_copies_) {
+          // The latency path's usual steps (one copy or reduce between this rank's buffers and
+          // node slots, plain stores) without RunLocal's general operand handling: 1155 -> 918
+          // instructions for an 8-byte bcast root (scripts/count-call-path.sh, RANK=0).
+          unsigned char* dst = Local(refs[in.ref]);
+          if (op == ir::Opcode::kCopy) {
+            const unsigned char* src = Local(refs[in.ref + 1]);
+            if (dst != src) std::memmove(dst, src, in.bytes);  // equal: in place
+          } else {
+            srcs_.resize(in.nsrc);
+            for (uint32_t j = 0; j < in.nsrc; ++j) srcs_[j] = Local(refs[in.ref + 1 + j]);
+            KWayReduce(dst, srcs_.data(), static_cast<int>(in.nsrc),
+                       in.bytes / TypeSize(bc_->dtype), bc_->dtype,
+                       static_cast<weftRedOp_t>(in.aux), false);
+          }
+          ++pc_;
+          continue;
+        }
         // A peer's buffer is checked where it is used: its address is published by the peer's
         // own execution, which an earlier wait of the program has seen begin.
         for (size_t i = pc_; uses_peer_buffers_ && i < pc_ + run; ++i) {
@@ -161,6 +185,7 @@ WEFT_HOT Status Interpreter::Resume(Transport& t, bool blocking, bool* done, con
         if (run == 1) {
           s = RunLocal(pc_, run, 0, in.bytes, &streamed, why);
         } else {
+          const size_t es = TypeSize(bc_->dtype);
           const uint64_t block = std::max<uint64_t>(es, kFuseBlockBytes / es * es);
           for (uint64_t o = 0; o < in.bytes && s == weftSuccess; o += block) {
             s = RunLocal(pc_, run, o, std::min(block, in.bytes - o), &streamed, why);

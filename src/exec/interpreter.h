@@ -39,6 +39,10 @@ class Interpreter {
 
  private:
   unsigned char* Resolve(const sched::BcRef& r) const;
+  // An operand in one of this execution's own spaces (plain_copies_ executions only).
+  unsigned char* Local(const sched::BcRef& r) const {
+    return local_base_[r.space] + r.rank * local_stride_[r.space] + r.offset;
+  }
   Status RunLocal(size_t first, size_t count, uint64_t offset, uint64_t len, bool* streamed,
                   const char** why);
 
@@ -48,6 +52,11 @@ class Interpreter {
   bool fresh_ = false;  // started, not yet resumed: the transport's execution begins
   unsigned char* node_slot0_ = nullptr;  // this execution's shm(0); shm(r) is r strides on
   uint64_t node_slot_stride_ = 0;
+  // This execution's own spaces (send, recv, scratch, shm) for the plain-copy step: an
+  // operand lies at local_base_[space] + rank * local_stride_[space] + offset.
+  unsigned char* local_base_[4] = {};
+  uint64_t local_stride_[4] = {};
+  bool plain_copies_ = false;      // no streaming stores and no peer buffers in this execution
   std::vector<const void*> srcs_;  // a reduce's source pointers (kept: no allocation per call)
   // What the program's operands need, found once per program (not per execution):
   const sched::Bytecode* surveyed_ = nullptr;  // the program surveyed

@@ -80,8 +80,9 @@ int main(int argc, char** argv) {
   // and so cannot return before every rank has started (the handshake below would deadlock).
   // For --agree, the same call once while every rank is alive (its programs are built).
   const weftResult_t first =
-      agree ? weftAllReduce(in, out, n, weftFloat64, weftSum, comm, nullptr)
-            : (weftPlanStart(plan, nullptr) == weftSuccess ? weftPlanWait(plan) : weftInternalError);
+      agree
+          ? weftAllReduce(in, out, n, weftFloat64, weftSum, comm, nullptr)
+          : (weftPlanStart(plan, nullptr) == weftSuccess ? weftPlanWait(plan) : weftInternalError);
   if (first != weftSuccess) return Fail(rank, "the first execution", comm);
   // MPICH notices a dead process inside MPI calls and ends the job unless errors return.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
