@@ -45,7 +45,7 @@ WEFT_HOT void ScheduleTransport::BeginExecution(const void* send, const void* re
     me.recv = reinterpret_cast<uintptr_t>(recv);
   }
   for (int c = 0; c < ShmSegment::kCounters; ++c) {
-    base_[c] = shm_->Counter(shm_->rank(), c).load(std::memory_order_relaxed);
+    base_[c] = Own(c).load(std::memory_order_relaxed);
   }
   entry_ = shm_->banks().Place(bank_bytes, base_[0]);
   bank_ = entry_.bank;
@@ -91,7 +91,7 @@ WEFT_HOT Status ScheduleTransport::Signal(int counter) {
   if (!shm_ || counter < 0 || counter >= ShmSegment::kCounters) return weftNotSupported;
   // Only this rank writes its counters, so a plain release store does: a locked add would
   // stall until the line, which peers are spinning on, came back exclusive.
-  std::atomic<uint64_t>& c = shm_->Counter(shm_->rank(), counter);
+  std::atomic<uint64_t>& c = Own(counter);
   const uint64_t v = c.load(std::memory_order_relaxed) + 1;
   if (bank_ >= 0 && counter == 0 && v == base_[0] + 1) {
     // The stamp first: a peer watching it reads the data beside it in the same line. Only the
