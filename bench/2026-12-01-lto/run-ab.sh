@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # A/B of two libweft.so builds under one weft-bench binary (LD_LIBRARY_PATH), native MPI and
 # weft in every run, rounds alternating old/new. OLD_<mpi> and NEW_<mpi> are the library
-# folders; run from the repository root:
+# folders; OUT the folder for the outputs (default: this script's); run from the repository
+# root:
 #   OLD_openmpi=/tmp/wt-093/build-openmpi/src NEW_openmpi=build-openmpi/src \
 #   OLD_mpich=/tmp/wt-093/build-mpich/src NEW_mpich=build-mpich/src \
 #   bench/2026-12-01-lto/run-ab.sh
 set -euo pipefail
-out=$(dirname "$0")
+out=${OUT:-$(dirname "$0")}
+mkdir -p "$out"
 for mpi in openmpi mpich; do
   old=OLD_$mpi new=NEW_$mpi
   if [ $mpi = openmpi ]; then run=(mpiexec.openmpi --allow-run-as-root --oversubscribe -x LD_LIBRARY_PATH)
