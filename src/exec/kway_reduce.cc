@@ -5,6 +5,7 @@
 
 #include "core/dtype.h"
 #include "core/half.h"
+#include "core/hot_path.h"
 #include "exec/reduce_kernels.h"
 #include "exec/stream_copy.h"
 #include "sched/ir/program.h"
@@ -23,9 +24,11 @@ void Emit(void* dst, const void* block, size_t bytes, bool stream) {
   }
 }
 
+// Out of line (noinline): its three 4 KiB blocks and widening loops would otherwise sit inside
+// KWayReduce, between the hot entry and the common path.
 template <bool kBf16>
-void ReduceHalves(uint16_t* dst, const uint16_t* const* srcs, int k, size_t n, weftRedOp_t op,
-                  bool stream) {
+__attribute__((noinline)) void ReduceHalves(uint16_t* dst, const uint16_t* const* srcs, int k,
+                                            size_t n, weftRedOp_t op, bool stream) {
   constexpr size_t kB = kBlockBytes / sizeof(float);
   float acc[kB], in[kB];
   uint16_t out[kB];
@@ -54,8 +57,8 @@ uint64_t MatMul2x2(uint64_t a, uint64_t b) {
          (uint64_t{r3 & 0xffff} << 48);
 }
 
-void KWayReduce(void* dst, const void* const* srcs, int k, size_t n, weftDataType_t type,
-                weftRedOp_t op, bool stream) {
+WEFT_HOT void KWayReduce(void* dst, const void* const* srcs, int k, size_t n, weftDataType_t type,
+                         weftRedOp_t op, bool stream) {
   if (n == 0) return;
   if (op == ir::kOpMatMul2x2) {
     auto* d = static_cast<uint64_t*>(dst);
