@@ -18,9 +18,9 @@ Status AgreeZeroCopyShared(Comm& comm, CollArgs* a) {
                  InSharedWindow(comm, a->recv, e.recv);
   int32_t all = 0;
   // On weft's own latency path: weftMemAlloc memory is shared, so the communicator has a node
-  // segment and this 4-byte allreduce runs the one-shot schedule through it. An MPI_Allreduce
-  // here took a visible share of a 64 KiB call, and a dead peer hung it; this one ends in
-  // weftTimeout at the deadline like any shared-memory wait.
+  // segment and this 4-byte allreduce runs the one-shot schedule through it. The MPI_Allreduce
+  // it replaces hung when a peer had died (mp.dead_peer_agree); this one ends in weftTimeout at
+  // the deadline like any shared-memory wait. Timed, the two cost the same (docs/intra-node.md).
   CollArgs agree = MakeArgs(CollKind::kAllReduce, &mine, &all, 1, weftInt32, weftMin, 0);
   WEFT_CHECK(RunHostBlocking(comm, agree));
   a->zero_copy = all != 0;
