@@ -114,6 +114,7 @@ int main(int argc, char** argv) {
   const double took = Now() - t0;
   std::printf("rank %d: the collective returned %s after %.1f s (deadline %.0f s): %s\n", rank,
               weftGetErrorString(r), took, timeout, weftGetLastError(comm));
+  std::fflush(stdout);  // Hydra may end the job soon after the first survivor leaves
   if (r != weftTimeout && r != weftRemoteError) return Fail(rank, "expected a timeout", comm);
   if (took > timeout + 5) return Fail(rank, "gave up long after the deadline", comm);
   const double t1 = Now();
