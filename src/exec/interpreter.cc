@@ -25,21 +25,20 @@ WEFT_HOT void Interpreter::Start(const sched::Bytecode* bc, const ExecBuffers& b
   fresh_ = true;
 }
 
+static_assert(static_cast<int>(ir::Space::kSend) == 0 && static_cast<int>(ir::Space::kRecv) == 1 &&
+                  static_cast<int>(ir::Space::kScratch) == 2 &&
+                  static_cast<int>(ir::Space::kShm) == 3,
+              "local_base_ is indexed by the local spaces' values");
+
 WEFT_HOT unsigned char* Interpreter::Resolve(const sched::BcRef& r) const {
-  switch (static_cast<ir::Space>(r.space)) {
-    case ir::Space::kSend:
-      return const_cast<unsigned char*>(bufs_.send) + r.offset;
-    case ir::Space::kRecv:
-      return bufs_.recv + r.offset;
-    case ir::Space::kScratch:
-      return bufs_.scratch + r.offset;
-    case ir::Space::kShm:
-      return node_slot0_ == nullptr ? nullptr : node_slot0_ + r.rank * node_slot_stride_ + r.offset;
-    default: {  // a peer's user buffer: mapped here (weftMemAlloc), or single copy only
-      unsigned char* peer = t_->PeerPointer(r.rank, r.space);
-      return peer == nullptr ? nullptr : peer + r.offset;
-    }
+  if (r.space <= static_cast<uint8_t>(ir::Space::kShm)) {  // this rank's own spaces
+    const bool no_node_memory =
+        r.space == static_cast<uint8_t>(ir::Space::kShm) && local_base_[r.space] == nullptr;
+    return no_node_memory ? nullptr : Local(r);
   }
+  // A peer's user buffer: mapped here (weftMemAlloc), or single copy only.
+  unsigned char* peer = t_->PeerPointer(r.rank, r.space);
+  return peer == nullptr ? nullptr : peer + r.offset;
 }
 
 namespace {
@@ -114,16 +113,15 @@ WEFT_HOT Status Interpreter::Resume(Transport& t, bool blocking, bool* done, con
     }
     // Node memory is there for every rank's slot or for none (checked per execution, not per
     // operand: the latency path runs few instructions and this check was a visible part).
-    node_slot0_ = t.NodeSlot(0);
-    node_slot_stride_ = t.NodeSlotStride();
+    // shm(r) lies r slot strides past shm(0).
     local_base_[0] = const_cast<unsigned char*>(bufs_.send);
     local_base_[1] = bufs_.recv;
     local_base_[2] = bufs_.scratch;
-    local_base_[3] = node_slot0_;
-    local_stride_[3] = node_slot_stride_;
+    local_base_[3] = t.NodeSlot(0);
+    local_stride_[3] = t.NodeSlotStride();
     plain_copies_ = !bufs_.stream_recv && !bufs_.stream_shm && !uses_peer_buffers_;
     fresh_ = false;
-    if (uses_node_slots_ && node_slot0_ == nullptr) {
+    if (uses_node_slots_ && local_base_[3] == nullptr) {
       *why = "the program uses node memory this transport lacks";
       active_ = false;
       return weftInternalError;

@@ -39,7 +39,7 @@ class Interpreter {
 
  private:
   unsigned char* Resolve(const sched::BcRef& r) const;
-  // An operand in one of this execution's own spaces (plain_copies_ executions only).
+  // An operand in one of this execution's own spaces (send, recv, scratch, shm).
   unsigned char* Local(const sched::BcRef& r) const {
     return local_base_[r.space] + r.rank * local_stride_[r.space] + r.offset;
   }
@@ -50,10 +50,8 @@ class Interpreter {
   Transport* t_ = nullptr;  // the transport of the current Resume (node slots)
   ExecBuffers bufs_;
   bool fresh_ = false;  // started, not yet resumed: the transport's execution begins
-  unsigned char* node_slot0_ = nullptr;  // this execution's shm(0); shm(r) is r strides on
-  uint64_t node_slot_stride_ = 0;
-  // This execution's own spaces (send, recv, scratch, shm) for the plain-copy step: an
-  // operand lies at local_base_[space] + rank * local_stride_[space] + offset.
+  // This execution's own spaces (send, recv, scratch, shm, in ir::Space order): an operand
+  // lies at local_base_[space] + rank * local_stride_[space] + offset (only shm has a stride).
   unsigned char* local_base_[4] = {};
   uint64_t local_stride_[4] = {};
   bool plain_copies_ = false;      // no streaming stores and no peer buffers in this execution

@@ -19,7 +19,9 @@ class ScheduleTransport final : public Transport {
   /// The node segment of the next execution (none: counters and node memory are unavailable).
   void set_shm(std::shared_ptr<ShmSegment> shm) {
     shm_ = std::move(shm);
-    own_counters_ = shm_ ? &shm_->Counter(shm_->rank(), 0) : nullptr;
+    for (int c = 0; c < ShmSegment::kCounters; ++c) {
+      own_[c] = shm_ ? &shm_->Counter(shm_->rank(), c) : nullptr;
+    }
   }
   /// The segment set_shm gave (null: none).
   ShmSegment* shm() const { return shm_.get(); }
@@ -52,10 +54,9 @@ class ScheduleTransport final : public Transport {
   MpiTransport mpi_;
   std::shared_ptr<ShmSegment> shm_;
   uint64_t base_[ShmSegment::kCounters] = {};
-  // This rank's counter 0; counter c is c lines on (set_shm: not recomputed per signal).
-  std::atomic<uint64_t>* own_counters_ = nullptr;
-  std::atomic<uint64_t>& Own(int c) const { return own_counters_[c * kCounterWords]; }
-  static constexpr int kCounterWords = 64 / sizeof(std::atomic<uint64_t>);
+  // This rank's counters, looked up once per segment (set_shm), not at every signal.
+  std::atomic<uint64_t>* own_[ShmSegment::kCounters] = {};
+  std::atomic<uint64_t>& Own(int c) const { return *own_[c]; }
   int bank_ = -1;            // this execution's latency bank (-1: the general slots)
   BankPlacer::Entry entry_;  // the entry wait (counter 0, value 0) of this execution
   // The word a wait on node rank r's counter c for `value` watches: the counter, or, in a
