@@ -260,12 +260,15 @@ weft::Status weftComm::ProbeNodePlacement(weft::ShmSegment& seg) {
     return Fail(weftTimeout, "placement probe: %s (WEFT_TIMEOUT_S)", why);
   }
   if (probe.remote != ranks_distant || first) {
-    const char* verdict = probe.remote
-                              ? "ranks do not share a cache: slots written with streaming stores"
-                              : "ranks share a cache: slots written with plain stores";
+    const char* verdict =
+        probe.remote ? "slots written with streaming stores" : "slots written with plain stores";
     if (seg.rank() == 0) {
-      WEFT_INFO(kColl, "placement probe: slowest cache-line round trip %.0f ns: %s",
-                probe.max_rtt_ns, verdict);
+      WEFT_INFO(kColl,
+                "placement probe: slowest cache-line round trip %.0f ns; a %llu KiB handover "
+                "took %.1f us with plain stores, %.1f us streamed: %s",
+                probe.max_rtt_ns,
+                static_cast<unsigned long long>(ShmSegment::kProbeBlockBytes >> 10),
+                probe.plain_ns / 1e3, probe.stream_ns / 1e3, verdict);
     } else {
       WEFT_INFO(kColl, "placement probe (node rank 0's verdict): %s", verdict);
     }

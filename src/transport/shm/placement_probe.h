@@ -1,9 +1,10 @@
-// Whether node ranks share a cache, measured: node rank 0 bounces a cache line with every peer
-// through the segment and times the round trip. Ranks whose cores share a last-level cache
-// hand a line over in tens of nanoseconds; across dies or sockets (or, in a VM, on host cores
-// that do not share one) it takes hundreds, and data a peer reads from another die's cache
-// arrives far slower than from memory. Such nodes write shared slots with non-temporal stores
-// (docs/intra-node.md, "Cache distance").
+// How node ranks should hand data over through the segment, measured. Ranks whose cores share a
+// cache hand a chunk over cache to cache; across dies or sockets (or, in a VM, on host cores
+// that do not share one) a reader can fetch a chunk from the writer's cache far slower than
+// from memory, and such nodes write shared slots with non-temporal stores. Which side wins is
+// timed, not guessed from a latency: node rank 0 bounces a cache line with every peer (the
+// round trip, logged), then times the peer writing a block with plain and with streaming
+// stores and itself copying it out (docs/intra-node.md, "Cache distance").
 #pragma once
 
 #include <cstdint>
@@ -16,15 +17,20 @@ namespace weft {
 /// The probe's outcome.
 struct PlacementProbe {
   double max_rtt_ns = 0;  // slowest peer's cache-line round trip with node rank 0
-  bool remote = false;    // max_rtt_ns above kRemoteRttNs
+  // The handover (write, signal, read) of the probe block with the peer where streaming stores
+  // did best against plain ones: the fastest of kTrials each.
+  double plain_ns = 0, stream_ns = 0;
+  bool remote = false;  // some peer hands over faster with streaming stores (by kStreamMargin)
 };
 
-/// Round trips (ns) above which a peer counts as not sharing rank 0's cache.
-inline constexpr double kRemoteRttNs = 200;
+/// Streaming stores are chosen when their handover takes at most this fraction of the plain
+/// one's: at a tie plain stores win, since they leave the data in cache for whoever reads it.
+inline constexpr double kStreamMargin = 0.9;
 
 /// Collective over the segment's ranks (each must call it at the same execution): node rank 0
-/// times round trips with each peer and publishes the verdict, which every rank returns.
-/// weftTimeout with *why set when a peer does not answer within timeout_s.
+/// times round trips and handovers with each peer and publishes the verdict, which every rank
+/// returns (the times are measured on node rank 0 only). weftTimeout with *why set when a peer
+/// does not answer within timeout_s.
 Status ProbePlacement(ShmSegment& seg, int timeout_s, PlacementProbe* out, const char** why);
 
 }  // namespace weft

@@ -18,9 +18,9 @@ uint64_t RoundUp(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
 }  // namespace
 
-// The counters and every rank's latency banks are mapped in now, not at first touch: the
-// latency path touches a new bank in each of its first kBanks calls, and a page fault costs
-// more than such a call (4 ranks on 2 cores: the first dozen 8-byte allreduces took 12-16 us
+// The counters, the probe block and every rank's latency banks are mapped in now, not at first
+// touch: the latency path touches a new bank in each of its first kBanks calls, and a page fault
+// costs more than such a call (4 ranks on 2 cores: the first dozen 8-byte allreduces took 12-16 us
 // against 4.4 us later, weft-bench allreduce -b 8 -e 8 -w 3 -n 10 against -w 50 -n 200).
 // The slots stay lazy: they can be large, and a large call's copies dwarf its faults.
 void ShmSegment::Prefault(uint64_t counter_bytes) {
@@ -33,6 +33,7 @@ void ShmSegment::Prefault(uint64_t counter_bytes) {
     }
   };
   populate(counters_, counter_bytes);
+  populate(probe_block_, kProbeBlockBytes);  // the probe times handovers at creation
   for (int r = 0; r < nranks_; ++r) populate(Bank(r, 0), kLatencyBytes);
 }
 
@@ -51,7 +52,7 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   seg->banks_ = BankPlacer(n);
   seg->slot_bytes_ = RoundUp(std::max<uint64_t>(slot_bytes, 1), kPage);
   const uint64_t counters = RoundUp(static_cast<uint64_t>(n) * kLines * 64, kPage);
-  seg->bytes_ = counters + (kLatencyBytes + seg->slot_bytes_) * n;
+  seg->bytes_ = counters + kProbeBlockBytes + (kLatencyBytes + seg->slot_bytes_) * n;
 
   static std::atomic<int> serial{0};
   char name[64] = {0};
@@ -89,7 +90,8 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
     return weftSystemError;
   }
   seg->counters_ = static_cast<unsigned char*>(seg->base_);
-  seg->slots_ = seg->counters_ + counters;
+  seg->probe_block_ = seg->counters_ + counters;
+  seg->slots_ = seg->probe_block_ + kProbeBlockBytes;
   seg->Prefault(counters);
   *out = std::move(seg);
   return weftSuccess;

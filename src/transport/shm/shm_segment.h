@@ -76,6 +76,10 @@ class ShmSegment {
     return *reinterpret_cast<std::atomic<uint64_t>*>(counters_ +
                                                      (node_rank * kLines + kCounters + 2) * 64);
   }
+  /// The placement probe's handover block (kProbeBlockBytes): written by one peer and read by
+  /// node rank 0, one peer at a time, only inside a probe.
+  static constexpr uint64_t kProbeBlockBytes = 64u << 10;
+  unsigned char* ProbeBlock() const { return probe_block_; }
   /// Probes run on this segment so far (the same on every rank: they run at the same
   /// executions).
   uint64_t probes = 0;
@@ -90,6 +94,7 @@ class ShmSegment {
   void* base_ = nullptr;
   size_t bytes_ = 0;
   unsigned char* counters_ = nullptr;
+  unsigned char* probe_block_ = nullptr;
   unsigned char* slots_ = nullptr;
   uint64_t slot_bytes_ = 0;
   int nranks_ = 0, rank_ = 0;
