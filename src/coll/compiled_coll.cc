@@ -196,7 +196,12 @@ WEFT_HOT ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scra
   // measured at 2 ranks, cold buffers, median of 10 (weft-bench allreduce, WEFT_NT_MIN_BYTES
   // 64 KiB or 1 GiB against 1 MiB, in a normal phase of the machine): out of place, streaming
   // took 512 KiB from 104 to 83 us and 8 MiB from 1651 to 1329 us; in place it took 512 KiB
-  // from 62 to 85 us and 8 MiB from 999 to 1546 us.
+  // from 62 to 85 us and 8 MiB from 999 to 1546 us. On an Intel VM with 2 MiB of L2 per core,
+  // 256 KiB calls (512-768 KiB touched) also gained (allreduce 73-79 -> 54-55 us, allgather
+  // 87-88 -> 65-82 us with WEFT_NT_MIN_BYTES=0 against 1 MiB, two runs each of weft-bench all
+  // -b 64K -e 1M --place out): the default is 512 KiB, below which a result fits the
+  // caller's L2 where it will likely read it next (which the benchmark's rotated buffers do not
+  // measure).
   const uint64_t nt_min = static_cast<uint64_t>(GetParams().WEFT_NT_MIN_BYTES);
   const auto send = reinterpret_cast<uintptr_t>(b.send), recv = reinterpret_cast<uintptr_t>(b.recv);
   const bool in_place = send < recv + bytecode.recv_bytes && recv < send + bytecode.send_bytes;
