@@ -43,7 +43,7 @@ struct weftComm {
   bool mem_shared = false;
   /// The last placement probe found node ranks that do not share a cache (placement_probe.h).
   bool ranks_distant = false;
-  /// Executions of 256 KiB or more on shared memory so far: every 32nd probes placement.
+  /// Executions of 1 MiB or more on shared memory so far: every 64th probes placement.
   uint64_t large_shm_execs = 0;
   /// Executions of compiled collectives started so far (their message slots; see
   /// transport/mpi/mpi_transport.h).
