@@ -259,9 +259,9 @@ weft::Status weftComm::ProbeNodePlacement(weft::ShmSegment& seg) {
     broken = weftTimeout;
     return Fail(weftTimeout, "placement probe: %s (WEFT_TIMEOUT_S)", why);
   }
-  if (probe.remote != ranks_distant || first) {
+  if (probe.stream != probe_streams || first) {
     const char* verdict =
-        probe.remote ? "slots written with streaming stores" : "slots written with plain stores";
+        probe.stream ? "slots written with streaming stores" : "slots written with plain stores";
     if (seg.rank() == 0) {
       WEFT_INFO(kColl,
                 "placement probe: slowest cache-line round trip %.0f ns; a %llu KiB handover "
@@ -273,7 +273,7 @@ weft::Status weftComm::ProbeNodePlacement(weft::ShmSegment& seg) {
       WEFT_INFO(kColl, "placement probe (node rank 0's verdict): %s", verdict);
     }
   }
-  ranks_distant = probe.remote;
+  probe_streams = probe.stream;
   return weftSuccess;
 }
 

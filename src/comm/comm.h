@@ -41,8 +41,9 @@ struct weftComm {
   /// weftMemAlloc has made node-shared memory on this communicator (collectively, so every
   /// rank agrees): large calls agree whether their buffers are all in it (zero copy).
   bool mem_shared = false;
-  /// The last placement probe found node ranks that do not share a cache (placement_probe.h).
-  bool ranks_distant = false;
+  /// The last placement probe found that node ranks hand slots over faster with streaming
+  /// stores (ranks that do not share a cache; placement_probe.h).
+  bool probe_streams = false;
   /// Executions of 1 MiB or more on shared memory so far: every 64th probes placement.
   uint64_t large_shm_execs = 0;
   /// Executions of compiled collectives started so far (their message slots; see
@@ -74,14 +75,15 @@ struct weftComm {
   /// hit on one rank may be a build on another. Returns false if shared memory is unavailable
   /// (reason logged once).
   bool NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment>* out) WEFT_COLD;
-  /// Node rank 0 times a cache line's round trip with every node peer through seg (collective
-  /// over the node's ranks) and ranks_distant takes the verdict (placement_probe.h); logged
-  /// at INFO when it changes. weftTimeout (the communicator broken) when a peer does not answer.
+  /// Node rank 0 times a round trip and plain and streamed handovers with every node peer
+  /// through seg (collective over the node's ranks) and probe_streams takes the verdict
+  /// (placement_probe.h); logged at INFO when it changes. weftTimeout (the communicator broken)
+  /// when a peer does not answer.
   weft::Status ProbeNodePlacement(weft::ShmSegment& seg) WEFT_COLD;
   /// Shared slots are written with non-temporal stores: WEFT_SHM_STREAM=1, or auto and the
-  /// ranks are distant. Schedule selection and the program cache key on it (CollArgs).
+  /// probe found streaming faster. Schedule selection and the program cache key on it (CollArgs).
   bool SlotsStreamed() const {
-    return slot_store_mode_ < 0 ? ranks_distant : slot_store_mode_ == 1;
+    return slot_store_mode_ < 0 ? probe_streams : slot_store_mode_ == 1;
   }
   /// WEFT_SHM_STREAM as read when this communicator was made: -1 auto (the placement probe
   /// decides), 0 never, 1 always.

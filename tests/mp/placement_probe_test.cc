@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
       const std::string name = "probe " + std::to_string(p);
       const bool ok = weft::ProbePlacement(*seg, 10, &probe, &why) == weftSuccess;
       report.Case(ok, name, why);
-      int verdict = probe.remote ? 1 : 0, lo = 0, hi = 0;
+      int verdict = probe.stream ? 1 : 0, lo = 0, hi = 0;
       MPI_Allreduce(&verdict, &lo, 1, MPI_INT, MPI_MIN, node);
       MPI_Allreduce(&verdict, &hi, 1, MPI_INT, MPI_MAX, node);
       report.Case(lo == hi, name + " verdict", "ranks disagree on node rank 0's verdict");
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
         // With one peer the verdict is that peer's comparison exactly.
         if (n == 2 && timed) {
           const bool want = probe.stream_ns <= weft::kStreamMargin * probe.plain_ns;
-          report.Case(probe.remote == want, name + " rule",
+          report.Case(probe.stream == want, name + " rule",
                       "verdict does not follow the handover times");
         }
       }

@@ -108,8 +108,8 @@ Status ProbePlacement(ShmSegment& seg, int timeout_s, PlacementProbe* out, const
         out->stream_ns = handover[1];
       }
     }
-    out->remote = best_ratio <= kStreamMargin;
-    verdict.store(gen * 2 + (out->remote ? 1 : 0), std::memory_order_release);
+    out->stream = best_ratio <= kStreamMargin;
+    verdict.store(gen * 2 + (out->stream ? 1 : 0), std::memory_order_release);
     return weftSuccess;
   }
   if (!AnswerRankZero(seg, timeout_s, first, why)) return weftTimeout;
@@ -118,7 +118,7 @@ Status ProbePlacement(ShmSegment& seg, int timeout_s, PlacementProbe* out, const
     *why = "node rank 0 did not publish the placement probe's verdict";
     return weftTimeout;
   }
-  out->remote = verdict.load(std::memory_order_relaxed) % 2 == 1;
+  out->stream = verdict.load(std::memory_order_relaxed) % 2 == 1;
   return weftSuccess;
 }
 

@@ -20,7 +20,7 @@ struct PlacementProbe {
   // The handover (write, signal, read) of the probe block with the peer where streaming stores
   // did best against plain ones: the fastest of kTrials each.
   double plain_ns = 0, stream_ns = 0;
-  bool remote = false;  // some peer hands over faster with streaming stores (by kStreamMargin)
+  bool stream = false;  // some peer hands over faster with streaming stores (by kStreamMargin)
 };
 
 /// Streaming stores are chosen when their handover takes at most this fraction of the plain
