@@ -177,8 +177,10 @@ Status CompiledColl::ChooseSlotStores(Comm& comm, ShmSegment& seg) {
   if (call_bytes < kProbeMinBytes || comm.node_oversubscribed || seg.nranks() < 2) {
     return weftSuccess;
   }
-  // The communicator's creation probed first; every kProbeEvery-th large execution reprobes.
-  if (++comm.large_shm_execs % kProbeEvery != 0) return weftSuccess;
+  // The communicator's creation probed first; large executions reprobe every kProbeEvery per
+  // peer, since a probe's cost grows with the peers (rank 0 times each in turn).
+  const uint64_t every = kProbeEvery * static_cast<uint64_t>(seg.nranks() - 1);
+  if (++comm.large_shm_execs % every != 0) return weftSuccess;
   return comm.ProbeNodePlacement(seg);
 }
 

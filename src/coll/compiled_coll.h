@@ -46,10 +46,11 @@ class CompiledColl {
   /// the communicator's current segment (grown if this program needs larger slots).
   Status ClaimNodeSegment(Comm& comm);
   /// Whether this execution writes shared slots with streaming stores (WEFT_SHM_STREAM): with
-  /// auto, every kProbeEvery-th execution of kProbeMinBytes or more probes placement first.
+  /// auto, every (kProbeEvery x node peers)-th execution of kProbeMinBytes or more probes
+  /// placement first.
   Status ChooseSlotStores(Comm& comm, ShmSegment& seg);
   // A probe costs about 100 us per peer (a 64 KiB handover timed eight times): at every 64th
-  // execution of 1 MiB or more (200 us or more each at 2 ranks here) that is under 1%.
+  // execution of 1 MiB or more per peer (200 us or more each at 2 ranks here) that is under 1%.
   static constexpr uint64_t kProbeMinBytes = 1024 * 1024;
   static constexpr uint64_t kProbeEvery = 64;
   Comm& comm_;

@@ -44,7 +44,8 @@ struct weftComm {
   /// The last placement probe found that node ranks hand slots over faster with streaming
   /// stores (ranks that do not share a cache; placement_probe.h).
   bool probe_streams = false;
-  /// Executions of 1 MiB or more on shared memory so far: every 64th probes placement.
+  /// Executions of 1 MiB or more on shared memory so far: every 64th per node peer probes
+  /// placement.
   uint64_t large_shm_execs = 0;
   /// Executions of compiled collectives started so far (their message slots; see
   /// transport/mpi/mpi_transport.h).
