@@ -18,7 +18,7 @@ struct NodeCopy {
   double gbps = 0;  // memory traffic (read + write) per second, all node ranks copying at once
 };
 
-/// Collective over comm: every rank of each node copies 64 MiB at the same time (best of 3);
+/// Collective over comm: every rank of each node copies 64 MiB at the same time (best of 5);
 /// the node's bandwidth is the sum of its ranks' read + write rates.
 NodeCopy MeasureNodeCopy(MPI_Comm comm);
 

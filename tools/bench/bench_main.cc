@@ -275,6 +275,19 @@ int main(int argc, char** argv) {
     std::printf("# average busbw: native %.3f GB/s, weft %.3f GB/s\n",
                 bus_n[0] ? bus_sum[0] / bus_n[0] : 0.0, bus_n[1] ? bus_sum[1] / bus_n[1] : 0.0);
   }
+  // Measured again: a neighbour on a shared machine can slow memory for seconds, and a start
+  // caught in such a spell prints every floor column too high (seen once in six runs on a VM:
+  // 6.6 GB/s against 20-26 in the others).
+  const NodeCopy end_copy = MeasureNodeCopy(MPI_COMM_WORLD);
+  if (rank == 0 && node_copy.gbps > 0 && end_copy.gbps > 0) {
+    const double ratio = end_copy.gbps / node_copy.gbps;
+    std::printf("# node copy bandwidth at the end: %.1f GB/s (%.2f of the start's)%s\n",
+                end_copy.gbps, ratio,
+                ratio > 1.25 || ratio < 0.8
+                    ? ": the floor columns used the start's rate and are off by that ratio "
+                      "if the machine was busy then; rerun before quoting them"
+                    : "");
+  }
   if (rank == 0) {
     if (!o.csv.empty() && !WriteCsv(o.csv, rows)) {
       std::fprintf(stderr, "weft-bench: cannot write %s\n", o.csv.c_str());
