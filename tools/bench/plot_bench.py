@@ -32,15 +32,32 @@ def main(argv):
         print(f"plot_bench: no rows in {src}", file=sys.stderr)
         return 1
     colls = sorted({k[0] for k in series})
-    fig, axes = plt.subplots(1, len(colls), figsize=(6.5 * len(colls), 4.8), squeeze=False)
+    ncols = min(3, len(colls))
+    nrows = (len(colls) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 4.8 * nrows), squeeze=False)
+    for ax in axes.flat[len(colls):]:
+        ax.set_visible(False)
     styles = {"native": "-", "weft": "--"}
-    for ax, coll in zip(axes[0], colls):
+    for ax, coll in zip(axes.flat, colls):
         for (c, impl, place), pts in sorted(series.items()):
             if c != coll:
                 continue
             pts.sort()
             ax.loglog([p[0] for p in pts], [p[1] for p in pts], styles.get(impl, ":"), marker="o",
                       markersize=3, label=f"{impl} ({place})")
+        # Speedup (native time / weft time) on a second axis: log-log times hide a 1.5x.
+        speed = ax.twinx()
+        for place in sorted({k[2] for k in series if k[0] == coll}):
+            native = dict(series.get((coll, "native", place), []))
+            weft = dict(series.get((coll, "weft", place), []))
+            sizes = sorted(set(native) & set(weft))
+            if sizes:
+                speed.semilogx(sizes, [native[b] / weft[b] for b in sizes], ":", color="gray",
+                               marker="x", markersize=3, label=f"speedup ({place})")
+        speed.axhline(1.0, color="gray", linewidth=0.5)
+        speed.set_ylabel("speedup (native / weft)")
+        speed.set_ylim(bottom=0)
+        speed.legend(loc="lower right")
         dtype, op = meta[coll]
         ax.set_title(f"{coll} ({dtype}, {op})")
         ax.set_xlabel("bytes per rank")
