@@ -54,15 +54,15 @@ def floors(paths, min_bytes=65536):
             m = re.match(r"# weft-bench (\S+):", line)
             if m:
                 coll = m.group(1)
-            f = line.split()
-            if line.startswith("#") or len(f) < 3 or not f[0].isdigit():
+            cols = line.split()
+            if line.startswith("#") or len(cols) < 3 or not cols[0].isdigit():
                 continue
-            if not (f[-1].endswith("%") and f[-2].endswith("%")) or int(f[0]) < min_bytes:
+            if not (cols[-1].endswith("%") and cols[-2].endswith("%")) or int(cols[0]) < min_bytes:
                 continue
-            key = (coll, int(f[0]), f[5])
+            key = (coll, int(cols[0]), cols[5])  # size, place
             if key not in rows:
                 order.append(key)
-            rows[key].append((float(f[-2][:-1]), float(f[-1][:-1])))
+            rows[key].append((float(cols[-2][:-1]), float(cols[-1][:-1])))
     print("| collective | size (B) | place | weft floor per run | native floor per run | cap 100/native |")
     print("|---|---|---|---|---|---|")
     for key in order:
