@@ -1,11 +1,15 @@
-// Shared pieces of the interposed collectives (blocking and persistent).
+// Shared pieces of the interposed collectives (blocking and persistent): the serve-or-native
+// decision, made from what every rank of the call shares (communicator, op, type signature,
+// byte counts; never a rank's own datatype handle or layout), and the buffers weft runs on.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 
+#include "shim_types.h"
 #include "weft/weft.h"
 
 namespace weft::shim {
@@ -13,36 +17,73 @@ namespace weft::shim {
 /// The native call, made when weft does not take a call.
 using NativeFn = std::function<int()>;
 
-/// weft's communicator for a call it takes, or null for the native routine.
-struct Route {
-  weftComm_t comm = nullptr;
+/// One call as weft runs it: the user's buffers seen as contiguous bytes (packed before the
+/// run and unpacked after it where a rank's layout has gaps), and what weft is called with.
+struct Buffers {
+  PackedView in;   ///< the send side (unused in place)
+  PackedView out;  ///< the receive side (also the input of an in-place call)
+  bool pack_in = false, pack_out = false, unpack_out = false;
+  const void* src = nullptr;  ///< weft's sendbuff
+  void* dst = nullptr;        ///< weft's recvbuff
+  std::function<void()> fix;  ///< local fix-up after the run, before unpacking (in-place forms)
+  /// Packs what the run reads. MPI error code.
+  int Before();
+  /// Applies the fix-up and unpacks what the run wrote. MPI error code.
+  int After();
 };
 
-/// Routes a reduction (Allreduce, Reduce, Reduce_scatter): named int/float type and a
-/// SUM/PROD/MAX/MIN op on an intra-communicator weft could set up.
-Route RouteReduction(MPI_Datatype dt, MPI_Op op, MPI_Comm comm, const char* fn, weftDataType_t* t,
-                     weftRedOp_t* o);
-/// Routes data movement: gap-free named types with equal send and receive byte counts;
-/// *bytes receives the per-rank (per-peer) byte count.
-Route RouteMovement(MPI_Datatype st, size_t scount, MPI_Datatype rt, size_t rcount, bool has_send,
-                    MPI_Comm comm, const char* fn, size_t* bytes);
+/// How a served call runs on weft. A call is served, empty (its signature has no bytes: there
+/// is nothing to do on any rank) or native.
+struct Route {
+  weftComm_t comm = nullptr;  ///< weft's communicator when served
+  bool empty = false;         ///< nothing to move: MPI_SUCCESS on every rank
+  size_t count = 0;           ///< weft elements (reductions) or bytes per block (movement)
+  weftDataType_t type = weftUint8;
+  weftRedOp_t op = weftSum;
+  std::shared_ptr<Buffers> buf = std::make_shared<Buffers>();
+};
+
+/// Which collective a Prepare call is for.
+enum class Kind { kAllreduce, kReduce, kBcast, kAllgather, kAlltoall, kReduceScatterBlock };
+
+/// The arguments of one interposed collective, as MPI passed them (counts widened to size_t).
+struct CallArgs {
+  Kind kind;
+  const char* fn;  ///< the MPI function's name, for logs and WEFT_STATS
+  const void* s;   ///< sendbuf (MPI_IN_PLACE allowed where MPI allows it; Bcast: the buffer)
+  void* r;         ///< recvbuf (Bcast: the buffer)
+  size_t scount;   ///< send count (reductions and Bcast: the count)
+  MPI_Datatype st;
+  size_t rcount;  ///< receive count (movement)
+  MPI_Datatype rt;
+  MPI_Op op;
+  int root;
+  MPI_Comm comm;
+};
+
+/// Decides serve / empty / native for a call (logging and counting the choice) and, when
+/// served, lays out its buffers. Native when the call's routine should run instead.
+Route Prepare(const CallArgs& a);
+
+/// Starts a served call on weft (blocking).
+weftResult_t Launch(const CallArgs& a, const Route& route);
+/// Makes the persistent plan of a served call.
+weftResult_t LaunchInit(const CallArgs& a, const Route& route, weftPlan_t* plan);
+/// A blocking call end to end: prepare, pack, run on weft, unpack; or native.
+int Run(const CallArgs& a, const NativeFn& native);
+
 /// MPI_SUCCESS, or the MPI error flow for a weft failure.
 int Finish(weftResult_t r, MPI_Comm comm, const char* fn);
-/// This process's rank in a weft communicator.
-int RankOf(weftComm_t c);
 
-/// Runs body; should anything throw (memory), runs the native call instead. No exception
-/// leaves the interposer.
-template <typename Body, typename Native>
-int Guard(Body&& body, Native&& native) noexcept {
+/// Runs body and never lets an exception leave the interposer. A throw (out of memory) is
+/// reported as MPI_ERR_NO_MEM rather than answered with the native routine: the other ranks
+/// may already be in weft's schedule, and a native call here would leave both waiting.
+template <typename Body>
+int Guard(Body&& body) noexcept {
   try {
     return body();
   } catch (...) {
-    try {
-      return native();
-    } catch (...) {
-      return MPI_ERR_INTERN;
-    }
+    return MPI_ERR_NO_MEM;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <sched.h>
 
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -38,7 +39,7 @@ namespace {
 struct Served {
   weftPlan_t plan = nullptr;
   bool active = false;
-  std::function<void()> after;  // local fix-up once the plan completes (in-place forms)
+  std::shared_ptr<Buffers> buf;  // packs before each start, unpacks after each completion
 };
 
 std::mutex g_mu;
@@ -50,20 +51,21 @@ Served* Find(MPI_Request r) {
   return it == g_served.end() ? nullptr : &it->second;
 }
 
-// Registers a weft plan behind a freshly created native persistent request.
-int Serve(int native_rc, MPI_Request* req, weftResult_t made, weftPlan_t plan, MPI_Comm comm,
-          const char* fn, std::function<void()> after = nullptr) {
-  if (native_rc != MPI_SUCCESS) {
-    if (made == weftSuccess) weftPlanFree(plan);
-    return native_rc;
-  }
+// Makes the native persistent request and, for a call weft serves, the weft plan behind it.
+int Serve(const CallArgs& a, MPI_Request* req, const NativeFn& native) {
+  Route route = Prepare(a);
+  int rc = native();  // a real request in every case: MPI_Request_free and the user's
+  if (rc != MPI_SUCCESS || route.comm == nullptr) return rc;  // bookkeeping work on it
+  // An empty signature makes an empty plan on every rank; it runs no step.
+  weftPlan_t plan = nullptr;
+  weftResult_t made = LaunchInit(a, route, &plan);
   if (made != weftSuccess) {
-    // The native request is valid: it simply runs natively (a local choice here is safe
-    // only because plan creation is local and fails alike on every rank for bad arguments).
-    return Finish(made, comm, fn);
+    // The native request stays valid and runs natively. Plan creation is local, and bad
+    // arguments fail it alike on every rank, so every rank makes the same choice here.
+    return Finish(made, a.comm, a.fn);
   }
   std::lock_guard<std::mutex> lk(g_mu);
-  g_served[*req] = Served{plan, false, std::move(after)};
+  g_served[*req] = Served{plan, false, route.buf};
   return MPI_SUCCESS;
 }
 
@@ -72,8 +74,8 @@ int CompleteServed(Served* s) {
   if (!s->active) return MPI_SUCCESS;
   weftResult_t r = weftPlanWait(s->plan);
   s->active = false;
-  if (r == weftSuccess && s->after) s->after();
-  return r == weftSuccess ? MPI_SUCCESS : MPI_ERR_OTHER;
+  if (r != weftSuccess) return MPI_ERR_OTHER;
+  return s->buf->After();
 }
 
 // Polls a served request; true once complete (fix-up done).
@@ -82,7 +84,7 @@ bool TestServed(Served* s) {
   int done = 0;
   if (weftPlanTest(s->plan, &done) != weftSuccess || done) {
     s->active = false;
-    if (done && s->after) s->after();
+    if (done) s->buf->After();
     return true;
   }
   return false;
@@ -133,115 +135,64 @@ extern "C" {
 
 int WEFT_PCOLL(Allreduce)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                           MPI_Info info, MPI_Request* req) {
-  auto native = [&] { return WEFT_PPCOLL(Allreduce)(s, r, n, dt, op, comm, info, req); };
-  return Guard(
-      [&] {
-        weftDataType_t t;
-        weftRedOp_t o;
-        Route route = RouteReduction(dt, op, comm, "MPI_Allreduce_init", &t, &o);
-        if (!route.comm) return native();
-        weftPlan_t plan = nullptr;
-        weftResult_t made =
-            weftAllReduceInit(s == MPI_IN_PLACE ? r : s, r, n, t, o, route.comm, &plan);
-        return Serve(native(), req, made, plan, comm, "MPI_Allreduce_init");
-      },
-      native);
+  return Guard([&] {
+    return Serve(
+        {Kind::kAllreduce, "MPI_Allreduce_init", s, r, size_t(n), dt, size_t(n), dt, op, 0, comm},
+        req, [&] { return WEFT_PPCOLL(Allreduce)(s, r, n, dt, op, comm, info, req); });
+  });
 }
 
 int WEFT_PCOLL(Reduce)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, int root,
                        MPI_Comm comm, MPI_Info info, MPI_Request* req) {
-  auto native = [&] { return WEFT_PPCOLL(Reduce)(s, r, n, dt, op, root, comm, info, req); };
-  return Guard(
-      [&] {
-        weftDataType_t t;
-        weftRedOp_t o;
-        Route route = RouteReduction(dt, op, comm, "MPI_Reduce_init", &t, &o);
-        if (!route.comm) return native();
-        weftPlan_t plan = nullptr;
-        weftResult_t made =
-            weftReduceInit(s == MPI_IN_PLACE ? r : s, r, n, t, o, root, route.comm, &plan);
-        return Serve(native(), req, made, plan, comm, "MPI_Reduce_init");
-      },
-      native);
+  return Guard([&] {
+    return Serve(
+        {Kind::kReduce, "MPI_Reduce_init", s, r, size_t(n), dt, size_t(n), dt, op, root, comm}, req,
+        [&] { return WEFT_PPCOLL(Reduce)(s, r, n, dt, op, root, comm, info, req); });
+  });
 }
 
 int WEFT_PCOLL(Bcast)(void* buf, int n, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Info info,
                       MPI_Request* req) {
-  auto native = [&] { return WEFT_PPCOLL(Bcast)(buf, n, dt, root, comm, info, req); };
-  return Guard(
-      [&] {
-        size_t bytes;
-        Route route = RouteMovement(dt, n, dt, n, false, comm, "MPI_Bcast_init", &bytes);
-        if (!route.comm) return native();
-        weftPlan_t plan = nullptr;
-        weftResult_t made = weftBroadcastInit(buf, buf, bytes, weftUint8, root, route.comm, &plan);
-        return Serve(native(), req, made, plan, comm, "MPI_Bcast_init");
-      },
-      native);
+  return Guard([&] {
+    return Serve({Kind::kBcast, "MPI_Bcast_init", buf, buf, size_t(n), dt, size_t(n), dt,
+                  MPI_OP_NULL, root, comm},
+                 req, [&] { return WEFT_PPCOLL(Bcast)(buf, n, dt, root, comm, info, req); });
+  });
 }
 
 int WEFT_PCOLL(Allgather)(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
                           MPI_Comm comm, MPI_Info info, MPI_Request* req) {
-  auto native = [&] { return WEFT_PPCOLL(Allgather)(s, sn, st, r, rn, rt, comm, info, req); };
-  return Guard(
-      [&] {
-        size_t bytes;
-        const bool in_place = s == MPI_IN_PLACE;
-        Route route = RouteMovement(st, sn, rt, rn, !in_place, comm, "MPI_Allgather_init", &bytes);
-        if (!route.comm) return native();
-        const void* src = in_place ? static_cast<char*>(r) + RankOf(route.comm) * bytes : s;
-        weftPlan_t plan = nullptr;
-        weftResult_t made = weftAllGatherInit(src, r, bytes, weftUint8, route.comm, &plan);
-        return Serve(native(), req, made, plan, comm, "MPI_Allgather_init");
-      },
-      native);
+  return Guard([&] {
+    return Serve({Kind::kAllgather, "MPI_Allgather_init", s, r, size_t(sn), st, size_t(rn), rt,
+                  MPI_OP_NULL, 0, comm},
+                 req,
+                 [&] { return WEFT_PPCOLL(Allgather)(s, sn, st, r, rn, rt, comm, info, req); });
+  });
 }
 
 int WEFT_PCOLL(Alltoall)(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
                          MPI_Comm comm, MPI_Info info, MPI_Request* req) {
-  auto native = [&] { return WEFT_PPCOLL(Alltoall)(s, sn, st, r, rn, rt, comm, info, req); };
-  return Guard(
-      [&] {
-        size_t bytes;
-        const bool in_place = s == MPI_IN_PLACE;
-        Route route = RouteMovement(st, sn, rt, rn, !in_place, comm, "MPI_Alltoall_init", &bytes);
-        if (!route.comm) return native();
-        weftPlan_t plan = nullptr;
-        weftResult_t made =
-            weftAllToAllInit(in_place ? r : s, r, bytes, weftUint8, route.comm, &plan);
-        return Serve(native(), req, made, plan, comm, "MPI_Alltoall_init");
-      },
-      native);
+  return Guard([&] {
+    return Serve({Kind::kAlltoall, "MPI_Alltoall_init", s, r, size_t(sn), st, size_t(rn), rt,
+                  MPI_OP_NULL, 0, comm},
+                 req, [&] { return WEFT_PPCOLL(Alltoall)(s, sn, st, r, rn, rt, comm, info, req); });
+  });
 }
 
 int WEFT_PCOLL(Reduce_scatter_block)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op,
                                      MPI_Comm comm, MPI_Info info, MPI_Request* req) {
-  auto native = [&] { return WEFT_PPCOLL(Reduce_scatter_block)(s, r, n, dt, op, comm, info, req); };
-  return Guard(
-      [&] {
-        weftDataType_t t;
-        weftRedOp_t o;
-        Route route = RouteReduction(dt, op, comm, "MPI_Reduce_scatter_block_init", &t, &o);
-        if (!route.comm) return native();
-        weftPlan_t plan = nullptr;
-        if (s != MPI_IN_PLACE) {
-          weftResult_t made = weftReduceScatterInit(s, r, n, t, o, route.comm, &plan);
-          return Serve(native(), req, made, plan, comm, "MPI_Reduce_scatter_block_init");
-        }
-        // MPI's in-place result goes to the start of r; weft's to block `rank`.
-        const size_t block = static_cast<size_t>(n) * weft::TypeSize(t);
-        char* mine = static_cast<char*>(r) + RankOf(route.comm) * block;
-        weftResult_t made = weftReduceScatterInit(r, mine, n, t, o, route.comm, &plan);
-        return Serve(native(), req, made, plan, comm, "MPI_Reduce_scatter_block_init",
-                     [r, mine, block] {
-                       if (mine != r) std::memmove(r, mine, block);
-                     });
-      },
-      native);
+  return Guard([&] {
+    return Serve(
+        {Kind::kReduceScatterBlock, "MPI_Reduce_scatter_block_init", s, r, size_t(n), dt, size_t(n),
+         dt, op, 0, comm},
+        req, [&] { return WEFT_PPCOLL(Reduce_scatter_block)(s, r, n, dt, op, comm, info, req); });
+  });
 }
 
 int MPI_Start(MPI_Request* req) {
   if (Served* s = Find(*req)) {
+    int rc = s->buf->Before();
+    if (rc != MPI_SUCCESS) return rc;
     if (weftPlanStart(s->plan, nullptr) != weftSuccess) return MPI_ERR_REQUEST;
     s->active = true;
     return MPI_SUCCESS;

@@ -6,14 +6,14 @@
 
 #include "core/log.h"
 #include "core/params.h"
+#include "shim_stats.h"
 
 namespace weft::shim {
 namespace {
 
-std::mutex g_mu;  // lazy setup and the set of attached comms
-int g_keyval = MPI_KEYVAL_INVALID;
+std::mutex g_mu;                                // lazy setup and the set of attached comms
+std::atomic<int> g_keyval{MPI_KEYVAL_INVALID};  // read by every call, set once under g_mu
 std::set<weftComm_t> g_attached;  // to destroy at MPI_Finalize (MPI_COMM_WORLD is never freed)
-std::atomic<bool> g_warned[static_cast<int>(Fallback::kNumReasons)];
 weftComm_t const kFailed = reinterpret_cast<weftComm_t>(uintptr_t{1});  // setup failed marker
 
 const char* ReasonText(Fallback why) {
@@ -23,7 +23,7 @@ const char* ReasonText(Fallback why) {
     case Fallback::kInterComm:
       return "inter-communicator";
     case Fallback::kDatatype:
-      return "datatype weft does not serve (derived, non-contiguous or pair type)";
+      return "a reduction over a type signature weft does not reduce (mixed or unserved types)";
     case Fallback::kOp:
       return "reduction op weft does not serve (user-defined, MINLOC/MAXLOC, logical, bitwise)";
     case Fallback::kUneven:
@@ -53,6 +53,7 @@ int DeleteAttr(MPI_Comm, int, void* value, void*) {
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first, with MPI still working: release
 // every communicator weft still holds.
 int FinalizeCleanup(MPI_Comm, int, void*, void*) {
+  PrintStats();
   std::set<weftComm_t> left;
   {
     std::lock_guard<std::mutex> lk(g_mu);
@@ -65,22 +66,23 @@ int FinalizeCleanup(MPI_Comm, int, void*, void*) {
 }  // namespace
 
 void NoteFallback(Fallback why, const char* fn) {
-  if (!g_warned[static_cast<int>(why)].exchange(true)) {
-    WEFT_WARN(kShim,
-              "%s goes to the native MPI routine: %s (warned once per reason; INFO lists each)", fn,
-              ReasonText(why));
-  } else {
-    WEFT_INFO(kShim, "%s -> native: %s", fn, ReasonText(why));
-  }
+  WEFT_INFO(kShim, "%s -> native: %s", fn, ReasonText(why));
+  CountCall(fn, false);
 }
 
 void OnInit() {
   std::lock_guard<std::mutex> lk(g_mu);
-  if (g_keyval != MPI_KEYVAL_INVALID) return;
-  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &DeleteAttr, &g_keyval, nullptr);
+  if (g_keyval.load() != MPI_KEYVAL_INVALID) return;
+  int keyval = MPI_KEYVAL_INVALID;
+  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &DeleteAttr, &keyval, nullptr) !=
+      MPI_SUCCESS) {
+    WEFT_WARN(kShim, "MPI_Comm_create_keyval failed: every call goes to the native routine");
+    return;
+  }
   int self_key = MPI_KEYVAL_INVALID;
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &FinalizeCleanup, &self_key, nullptr);
   PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, nullptr);
+  g_keyval.store(keyval);
   int rank = -1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   SetLogRank(rank);
@@ -92,10 +94,18 @@ weftComm_t CommFor(MPI_Comm comm, Fallback* why) {
     *why = Fallback::kDisabled;
     return nullptr;
   }
-  if (g_keyval == MPI_KEYVAL_INVALID) OnInit();  // MPI was initialised before the shim loaded
+  if (g_keyval.load() == MPI_KEYVAL_INVALID) OnInit();  // MPI was up before the shim loaded
+  const int keyval = g_keyval.load();
+  if (keyval == MPI_KEYVAL_INVALID) {
+    *why = Fallback::kSetupFailed;
+    return nullptr;
+  }
   void* value = nullptr;
   int found = 0;
-  PMPI_Comm_get_attr(comm, g_keyval, &value, &found);
+  if (PMPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS) {
+    *why = Fallback::kSetupFailed;  // an invalid communicator: MPI's routine reports it
+    return nullptr;
+  }
   if (!found) {
     int inter = 0;
     PMPI_Comm_test_inter(comm, &inter);
@@ -108,6 +118,8 @@ weftComm_t CommFor(MPI_Comm comm, Fallback* why) {
     // on this one. Two threads never attach the same communicator at once, because MPI
     // forbids concurrent collectives on one communicator.
     weftComm_t wc = nullptr;
+    // weftCommInitMPI agrees across the ranks whether setup worked, so every rank makes the
+    // same choice here (a rank that served calls while another went native would hang both).
     if (weftCommInitMPI(&wc, comm) != weftSuccess) {
       WEFT_WARN(kShim, "weft setup failed on a communicator: %s", weftGetLastError(nullptr));
       wc = kFailed;
@@ -115,7 +127,14 @@ weftComm_t CommFor(MPI_Comm comm, Fallback* why) {
       std::lock_guard<std::mutex> lk(g_mu);
       g_attached.insert(wc);
     }
-    PMPI_Comm_set_attr(comm, g_keyval, wc);
+    if (PMPI_Comm_set_attr(comm, keyval, wc) != MPI_SUCCESS && wc != kFailed) {
+      {
+        std::lock_guard<std::mutex> lk(g_mu);
+        g_attached.erase(wc);
+      }
+      weftCommDestroy(wc);
+      wc = kFailed;  // MPI reports the same on every rank for one communicator
+    }
     value = wc;
   }
   if (value == kFailed) {
@@ -166,19 +185,6 @@ bool ReductionOp(MPI_Op op, weftRedOp_t* out) {
     *out = weftMin;
   else
     return false;
-  return true;
-}
-
-bool ContiguousBytes(MPI_Datatype t, size_t count, size_t* bytes) {
-  int ni, na, nd, combiner;
-  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return false;
-  if (combiner != MPI_COMBINER_NAMED) return false;
-  int size = 0;
-  MPI_Aint lb = 0, extent = 0;
-  PMPI_Type_size(t, &size);
-  PMPI_Type_get_extent(t, &lb, &extent);
-  if (lb != 0 || extent != size || size <= 0) return false;  // pair types have gaps
-  *bytes = count * static_cast<size_t>(size);
   return true;
 }
 

@@ -16,7 +16,7 @@ namespace weft::shim {
 enum class Fallback {
   kDisabled,     // WEFT_DISABLE=1
   kInterComm,    // inter-communicator
-  kDatatype,     // not a predefined type weft serves (derived, non-contiguous, pair, ...)
+  kDatatype,     // a reduction over a signature weft cannot reduce (mixed or unserved types)
   kOp,           // user-defined op or one weft lacks (MINLOC, logical, bitwise, ...)
   kUneven,       // Reduce_scatter with unequal counts
   kSetupFailed,  // weft could not set up this communicator
@@ -24,21 +24,19 @@ enum class Fallback {
   kNumReasons
 };
 
-/// Logs a fallback (WARN the first time per reason, INFO every time).
+/// Records a call that goes native: an INFO line (a fallback is no fault, so at default
+/// settings nothing is printed) and the WEFT_STATS count.
 void NoteFallback(Fallback why, const char* fn);
 
 /// The weft communicator serving comm, created on first use (collective over comm: every
-/// rank reaches it in the same call). Null with *why set when the call must go native.
+/// rank reaches it in the same call, and the ranks agree whether setup worked everywhere
+/// before any uses it). Null with *why set when the call must go native.
 weftComm_t CommFor(MPI_Comm comm, Fallback* why);
 
-/// weft's type for a reduction over MPI datatype t (named integer and float types only).
+/// weft's type for a reduction over basic MPI datatype t (named integer and float types).
 bool ReductionType(MPI_Datatype t, weftDataType_t* out);
 /// weft's op for a predefined MPI op (SUM, PROD, MAX, MIN).
 bool ReductionOp(MPI_Op op, weftRedOp_t* out);
-/// Bytes of `count` elements of t when t is a named type, or contiguous copies of one, with
-/// no gaps (so the data can move as bytes). False otherwise.
-bool ContiguousBytes(MPI_Datatype t, size_t count, size_t* bytes);
-
 /// Turns a weft failure into MPI's error flow: calls comm's error handler, returns its code.
 int MpiErrorFrom(weftResult_t r, MPI_Comm comm, const char* fn);
 

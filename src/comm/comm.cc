@@ -10,6 +10,7 @@
 #include "comm/mem_window.h"
 #include "comm/program_cache.h"
 #include "core/build_info.h"
+#include "core/fault.h"
 #include "core/hot_path.h"
 #include "core/live_set.h"
 #include "core/log.h"
@@ -35,6 +36,14 @@ std::string VFormat(const char* fmt, va_list ap) {
   char buf[1024];
   std::vsnprintf(buf, sizeof(buf), fmt, ap);
   return buf;
+}
+
+// Whether every rank of comm reports ok. Collective: each rank calls it whatever its own
+// outcome, so that a step that failed on one rank fails on all instead of leaving the others
+// waiting in the next collective step. False too if the agreement itself fails.
+bool AllRanksOk(MPI_Comm comm, bool ok) {
+  int all = ok ? 1 : 0;
+  return PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all == 1;
 }
 
 void LogVersionOnce() {
@@ -147,14 +156,26 @@ Status CreateComm(MPI_Comm user, Comm** out) {
   device::Backend* backend = nullptr;
   device::Binding binding;
   bool mpi_direct = false;
-  Status ds = device::GetBackend(&backend);
-  if (ds == weftSuccess) ds = device::BindDevice(comm->mpi, backend, &binding);
-  if (ds == weftSuccess) ds = device::DecideMpiDirect(comm->mpi, *backend, &mpi_direct);
-  if (ds != weftSuccess) {
-    std::string why = ThreadLastError();
+  // Each device step may fail on one rank alone (no backend, a bad WEFT_DEVICES entry): the
+  // ranks agree after each before the next collective step, and all fail together.
+  Status ds = FaultAt("device_setup", world_rank)
+                  ? FailNoComm(weftSystemError, "injected fault (WEFT_FAULT=device_setup)")
+                  : device::GetBackend(&backend);
+  bool agreed = AllRanksOk(comm->mpi, ds == weftSuccess);
+  if (agreed) {
+    ds = device::BindDevice(comm->mpi, backend, &binding);
+    agreed = AllRanksOk(comm->mpi, ds == weftSuccess);
+  }
+  if (agreed) {
+    ds = device::DecideMpiDirect(comm->mpi, *backend, &mpi_direct);
+    agreed = ds == weftSuccess;  // an agreement itself: the same outcome on every rank
+  }
+  if (!agreed) {
+    std::string why = ds == weftSuccess ? "another rank's device setup failed" : ThreadLastError();
     PMPI_Comm_free(&comm->node_comm);
     PMPI_Comm_free(&comm->mpi);
-    return FailNoComm(ds, "weftCommInitMPI: device setup: %s", why.c_str());
+    return FailNoComm(ds == weftSuccess ? weftRemoteError : ds, "weftCommInitMPI: device setup: %s",
+                      why.c_str());
   }
   comm->device = std::make_unique<device::CommDevice>(
       backend, binding, static_cast<size_t>(std::max<int64_t>(0, params.WEFT_STAGING_CACHE_MAX)));

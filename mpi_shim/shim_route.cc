@@ -1,0 +1,233 @@
+// Serve or native, and the buffers a served call runs on. The choice uses only what every rank
+// of the call shares: the communicator (and whether weft's setup worked on it, agreed when it
+// was made), the op, and the type signature: its basic type and byte count. MPI lets ranks
+// pass different datatypes of one signature (a vector on the root, MPI_INT elsewhere), so a
+// rank's layout never decides; a layout with gaps is packed into a contiguous buffer instead.
+#include <cstring>
+
+#include "core/dtype.h"
+#include "shim_colls.h"
+#include "shim_state.h"
+#include "shim_stats.h"
+
+namespace weft::shim {
+namespace {
+
+bool IsReduction(Kind k) {
+  return k == Kind::kAllreduce || k == Kind::kReduce || k == Kind::kReduceScatterBlock;
+}
+
+bool Mul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
+
+int CommSize(MPI_Comm comm) {
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  return size;
+}
+
+int RankOf(weftComm_t c) {
+  int rank = 0;
+  weftCommUserRank(c, &rank);
+  return rank;
+}
+
+// A call MPI must handle (and report, where the arguments are wrong): no decision of weft's.
+Route Native(Fallback why, const char* fn) {
+  NoteFallback(why, fn);
+  return Route{};
+}
+
+// Serve-or-native for a reduction: the signature's one basic type must be one weft reduces and
+// the op one weft has. Sets the element count and type.
+bool RouteReduction(const CallArgs& a, const TypeShape& shape, Route* route, Fallback* why) {
+  weftDataType_t t;
+  weftRedOp_t o;
+  if (shape.basic == MPI_DATATYPE_NULL || !ReductionType(shape.basic, &t)) {
+    *why = Fallback::kDatatype;
+    return false;
+  }
+  if (!ReductionOp(a.op, &o)) {
+    *why = Fallback::kOp;
+    return false;
+  }
+  const size_t per_element = shape.size / TypeSize(t);  // basic elements in one MPI element
+  if (!Mul(a.scount, per_element, &route->count)) {
+    *why = Fallback::kDatatype;
+    return false;
+  }
+  route->type = t;
+  route->op = o;
+  return true;
+}
+
+// Lays out a served call's buffers. False on an element count that overflows.
+bool Layout(const CallArgs& a, const TypeShape& sshape, const TypeShape& rshape, Route* route) {
+  Buffers& b = *route->buf;
+  const bool in_place = a.s == MPI_IN_PLACE;
+  const size_t p = static_cast<size_t>(CommSize(a.comm));
+  const int rank = RankOf(route->comm);
+  const bool at_root = rank == a.root;
+  size_t nr = a.rcount, ns = a.scount;  // elements on each side, in the user's datatypes
+  switch (a.kind) {
+    case Kind::kAllgather:
+      if (!Mul(a.rcount, p, &nr)) return false;
+      break;
+    case Kind::kAlltoall:
+      if (!Mul(a.rcount, p, &nr) || !Mul(a.scount, p, &ns)) return false;
+      break;
+    case Kind::kReduceScatterBlock:
+      if (!Mul(a.scount, p, &ns)) return false;
+      nr = in_place ? ns : a.scount;  // in place, the input fills the receive buffer
+      break;
+    default:
+      nr = a.scount;
+  }
+  const bool has_out = a.kind != Kind::kReduce || at_root;
+  if (has_out && !b.out.Init(a.r, nr, a.rt, rshape, a.comm)) return false;
+  if (!in_place && a.kind != Kind::kBcast) {
+    if (!b.in.Init(a.s, ns, a.st, sshape, a.comm)) return false;
+    b.pack_in = true;
+  }
+  b.dst = has_out ? b.out.bytes() : a.r;
+  b.src = in_place ? b.out.bytes() : b.in.bytes();
+  b.pack_out = in_place;
+  b.unpack_out = has_out;
+  switch (a.kind) {
+    case Kind::kBcast:  // one buffer: the root's data goes out, the others' comes in
+      b.src = b.dst;
+      b.pack_out = at_root;
+      b.unpack_out = !at_root;
+      break;
+    case Kind::kAllgather:
+      if (in_place) b.src = b.out.bytes() + rank * route->count;
+      break;
+    case Kind::kReduceScatterBlock:
+      if (in_place) {
+        // MPI's in-place result goes to the start of the buffer; weft's to block `rank`.
+        const size_t block = route->count * TypeSize(route->type);
+        char* start = b.out.bytes();
+        char* mine = start + rank * block;
+        b.dst = mine;
+        b.fix = [start, mine, block] {
+          if (mine != start) std::memmove(start, mine, block);
+        };
+      }
+      break;
+    default:
+      break;
+  }
+  return true;
+}
+
+}  // namespace
+
+int Buffers::Before() {
+  int rc = pack_in ? in.Pack() : MPI_SUCCESS;
+  if (rc == MPI_SUCCESS && pack_out) rc = out.Pack();
+  return rc;
+}
+
+int Buffers::After() {
+  if (fix) fix();
+  return unpack_out ? out.Unpack() : MPI_SUCCESS;
+}
+
+Route Prepare(const CallArgs& a) {
+  // A negative int or MPI_Count arrives here with its top bit set: MPI's routine reports it.
+  constexpr size_t kNegative = size_t{1} << 63;
+  if ((a.scount | a.rcount) & kNegative) return Native(Fallback::kDatatype, a.fn);
+  const bool in_place = a.s == MPI_IN_PLACE;
+  const bool reduction = IsReduction(a.kind);
+  // Reductions and Bcast have one datatype for both sides.
+  const MPI_Datatype rt = reduction || a.kind == Kind::kBcast ? a.st : a.rt;
+  CallArgs args = a;
+  args.rt = rt;
+  TypeShape sshape, rshape;
+  if (!DescribeType(rt, &rshape)) return Native(Fallback::kDatatype, a.fn);  // MPI reports it
+  const bool has_send = !in_place && !reduction && a.kind != Kind::kBcast;
+  if (has_send && !DescribeType(a.st, &sshape)) return Native(Fallback::kDatatype, a.fn);
+  if (!has_send) sshape = rshape;
+  // Bytes each rank sends and receives per peer (movement) or in all (reductions): shared.
+  size_t sbytes = 0, rbytes = 0;
+  const size_t rcount = reduction || a.kind == Kind::kBcast ? a.scount : a.rcount;
+  if (!Mul(a.scount, sshape.size, &sbytes) || !Mul(rcount, rshape.size, &rbytes)) {
+    return Native(Fallback::kDatatype, a.fn);  // MPI reports the count
+  }
+  if (has_send && sbytes != rbytes) return Native(Fallback::kMismatch, a.fn);
+  Route route;
+  Fallback why = Fallback::kDatatype;
+  if (reduction) {
+    if (!RouteReduction(a, rshape, &route, &why)) return Native(why, a.fn);
+  } else {
+    route.count = rbytes;
+  }
+  if (rbytes == 0) {  // an empty signature on every rank: nothing to move or reduce
+    CountCall(a.fn, true);
+    route.empty = true;
+    return route;
+  }
+  route.comm = CommFor(a.comm, &why);
+  if (route.comm == nullptr) return Native(why, a.fn);
+  if (!Layout(args, sshape, rshape, &route)) return Native(Fallback::kDatatype, a.fn);
+  CountCall(a.fn, true);
+  return route;
+}
+
+weftResult_t Launch(const CallArgs& a, const Route& route) {
+  const Buffers& b = *route.buf;
+  switch (a.kind) {
+    case Kind::kAllreduce:
+      return weftAllReduce(b.src, b.dst, route.count, route.type, route.op, route.comm, nullptr);
+    case Kind::kReduce:
+      return weftReduce(b.src, b.dst, route.count, route.type, route.op, a.root, route.comm,
+                        nullptr);
+    case Kind::kBcast:
+      return weftBroadcast(b.src, b.dst, route.count, weftUint8, a.root, route.comm, nullptr);
+    case Kind::kAllgather:
+      return weftAllGather(b.src, b.dst, route.count, weftUint8, route.comm, nullptr);
+    case Kind::kAlltoall:
+      return weftAllToAll(b.src, b.dst, route.count, weftUint8, route.comm, nullptr);
+    case Kind::kReduceScatterBlock:
+      return weftReduceScatter(b.src, b.dst, route.count, route.type, route.op, route.comm,
+                               nullptr);
+  }
+  return weftInternalError;
+}
+
+weftResult_t LaunchInit(const CallArgs& a, const Route& route, weftPlan_t* plan) {
+  const Buffers& b = *route.buf;
+  switch (a.kind) {
+    case Kind::kAllreduce:
+      return weftAllReduceInit(b.src, b.dst, route.count, route.type, route.op, route.comm, plan);
+    case Kind::kReduce:
+      return weftReduceInit(b.src, b.dst, route.count, route.type, route.op, a.root, route.comm,
+                            plan);
+    case Kind::kBcast:
+      return weftBroadcastInit(b.src, b.dst, route.count, weftUint8, a.root, route.comm, plan);
+    case Kind::kAllgather:
+      return weftAllGatherInit(b.src, b.dst, route.count, weftUint8, route.comm, plan);
+    case Kind::kAlltoall:
+      return weftAllToAllInit(b.src, b.dst, route.count, weftUint8, route.comm, plan);
+    case Kind::kReduceScatterBlock:
+      return weftReduceScatterInit(b.src, b.dst, route.count, route.type, route.op, route.comm,
+                                   plan);
+  }
+  return weftInternalError;
+}
+
+int Run(const CallArgs& a, const NativeFn& native) {
+  Route route = Prepare(a);
+  if (route.empty) return MPI_SUCCESS;
+  if (route.comm == nullptr) return native();
+  int rc = route.buf->Before();
+  if (rc != MPI_SUCCESS) return rc;
+  weftResult_t r = Launch(a, route);
+  if (r != weftSuccess) return Finish(r, a.comm, a.fn);
+  return route.buf->After();
+}
+
+int Finish(weftResult_t r, MPI_Comm comm, const char* fn) {
+  return r == weftSuccess ? MPI_SUCCESS : MpiErrorFrom(r, comm, fn);
+}
+
+}  // namespace weft::shim
