@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs an unmodified MPI program natively and under the interposer (through weftrun) and
-# requires identical output; the interposed run must show the interposer was active.
+# requires identical output, stdout and stderr alike: at default settings weft prints nothing
+# unless something is wrong. weft's INFO log goes to files, which must show the interposer was
+# active and hold no WARN line.
 # usage: compare.sh WEFTRUN MPIEXEC NP PROGRAM [args] -- [mpiexec flags]
 set -euo pipefail
 weftrun=$1 mpiexec=$2 np=$3 prog=$4
@@ -13,10 +15,16 @@ work=$(mktemp -d /tmp/weft-shim.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 "$mpiexec" -n "$np" "${flags[@]}" "$prog" "${args[@]}" > "$work/native.out" 2> "$work/native.err" ||
   { echo "native run failed"; cat "$work/native.err"; exit 1; }
-WEFT_DEBUG=INFO WEFT_DEBUG_SUBSYS=SHIM "$weftrun" -n "$np" "${flags[@]}" "$prog" "${args[@]}" \
-  > "$work/shim.out" 2> "$work/shim.err" || { echo "interposed run failed"; cat "$work/shim.err"; exit 1; }
-grep -q "interposer active" "$work/shim.err" || { echo "the interposer was not loaded"; cat "$work/shim.err"; exit 1; }
+WEFT_DEBUG=INFO WEFT_DEBUG_SUBSYS=SHIM WEFT_DEBUG_FILE="$work/weft.%p.log" \
+  "$weftrun" -n "$np" "${flags[@]}" "$prog" "${args[@]}" > "$work/shim.out" 2> "$work/shim.err" ||
+  { echo "interposed run failed"; cat "$work/shim.err"; cat "$work"/weft.*.log 2> /dev/null | tail -20; exit 1; }
+cat "$work"/weft.*.log > "$work/weft.log" 2> /dev/null || true
+grep -q "interposer active" "$work/weft.log" || { echo "the interposer was not loaded"; cat "$work/shim.err"; exit 1; }
 if ! diff -u "$work/native.out" "$work/shim.out" > "$work/diff"; then
-  echo "outputs differ (native vs interposed):"; head -40 "$work/diff"; exit 1
+  echo "stdout differs (native vs interposed):"; head -40 "$work/diff"; exit 1
 fi
-echo "identical: $(wc -l < "$work/native.out") lines; fallbacks noted: $(grep -c -- '-> native\|goes to the native' "$work/shim.err" || true)"
+if ! diff -u "$work/native.err" "$work/shim.err" > "$work/diff"; then
+  echo "stderr differs (native vs interposed):"; head -40 "$work/diff"; exit 1
+fi
+if grep " weft WARN " "$work/weft.log"; then echo "weft warned in a run that should be clean"; exit 1; fi
+echo "identical: $(wc -l < "$work/native.out") lines; fallbacks noted: $(grep -c -- '-> native' "$work/weft.log" || true)"
