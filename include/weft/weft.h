@@ -109,7 +109,8 @@ WEFT_API weftResult_t weftGetVersion(int* version);
 WEFT_API weftResult_t weftCommInitMPI(weftComm_t* comm, MPI_Comm mpi_comm);
 /// Frees a communicator. Every rank must call it; pending plans must be freed first.
 WEFT_API weftResult_t weftCommDestroy(weftComm_t comm);
-/// Frees a communicator without waiting for peers (after an error).
+/// Frees a communicator without waiting for peers (after an error). Never refuses: its live
+/// plans are detached (an execution in flight is dropped); they can then only be freed.
 WEFT_API weftResult_t weftCommAbort(weftComm_t comm);
 /// The error that made comm unusable, or weftSuccess. A collective that gives up waiting for a
 /// node peer (WEFT_TIMEOUT_S: the peer died or left) marks its communicator broken: every later

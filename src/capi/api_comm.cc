@@ -5,6 +5,7 @@
 #include "comm/mem_window.h"
 #include "core/hot_path.h"
 #include "device/comm_device.h"
+#include "plan/plan.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -102,6 +103,7 @@ weftResult_t weftCommDestroy(weftComm_t comm) {
 weftResult_t weftCommAbort(weftComm_t comm) {
   return Guarded("weftCommAbort", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckComm("weftCommAbort", comm));
+    weft::DetachPlans(*comm);  // unlike weftCommDestroy, abort never refuses: plans are detached
     return weft::DestroyComm(comm);
   });
 }

@@ -28,6 +28,8 @@ WEFT_HOT Status CheckPlan(const char* fn, const Plan* plan) {
   if (!IsLivePlan(plan))
     return FailNoComm(weftInvalidUsage, "%s: plan %p was freed or never created", fn,
                       static_cast<const void*>(plan));
+  if (plan->comm == nullptr)
+    return FailNoComm(weftInvalidUsage, "%s: the plan's communicator was aborted", fn);
   if (!IsLiveComm(plan->comm))
     return FailNoComm(weftInvalidUsage, "%s: the plan's communicator was destroyed", fn);
   return weftSuccess;
@@ -125,7 +127,8 @@ weftResult_t weftPlanFree(weftPlan_t plan) {
                               static_cast<void*>(plan));
     }
     weft::Status s = weftSuccess;
-    if (weft::IsLiveComm(plan->comm) && plan->program.active()) s = plan->program.Wait(*plan->comm);
+    if (plan->comm != nullptr && weft::IsLiveComm(plan->comm) && plan->program.active())
+      s = plan->program.Wait(*plan->comm);
     weft::DestroyPlan(plan);
     return s;
   });

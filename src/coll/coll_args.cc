@@ -18,6 +18,12 @@ bool UsesPeer(CollKind k) { return k == CollKind::kSend || k == CollKind::kRecv;
 
 bool Mul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
 
+// The most bytes one rank's buffer of a call may span: 2^48 (256 TiB), past the 2^47 bytes of
+// user address space that x86-64 and AArch64 give a process with 4-level page tables. A count
+// beyond it cannot describe real memory, whichever rank holds that buffer: reduce's non-roots
+// and bcast's receivers check the root's size too, so every rank rejects it alike.
+constexpr size_t kMaxBufferBytes = size_t{1} << 48;
+
 }  // namespace
 
 WEFT_HOT bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e) {
@@ -25,6 +31,9 @@ WEFT_HOT bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Ext
   if (!Mul(a.count, es, &bytes)) return false;
   size_t all = 0;
   if (!Mul(bytes, static_cast<size_t>(comm.size), &all)) return false;
+  const bool blocks = a.kind == CollKind::kAllGather || a.kind == CollKind::kReduceScatter ||
+                      a.kind == CollKind::kAllToAll;
+  if ((blocks ? all : bytes) > kMaxBufferBytes) return false;
   const bool root = comm.rank == a.root;
   switch (a.kind) {
     case CollKind::kAllReduce:
@@ -137,7 +146,8 @@ WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a) {
   const size_t es = TypeSize(a->type);
   Extents e;
   if (!ComputeExtents(comm, *a, es, &e)) {
-    return comm.Fail(weftInvalidArgument, "%s: count %zu of %s overflows the address space", fn,
+    return comm.Fail(weftInvalidArgument,
+                     "%s: count %zu of %s overflows what a buffer can span (2^48 bytes)", fn,
                      a->count, TypeName(a->type));
   }
   if (e.send > 0 && a->send == nullptr) {

@@ -62,7 +62,8 @@ inline CollArgs MakeArgs(CollKind kind, const void* send, void* recv, size_t cou
 struct Extents {
   size_t send = 0, recv = 0;
 };
-/// This rank's extents for a call with element size es; false if they overflow.
+/// This rank's extents for a call with element size es; false if they overflow or a buffer of
+/// the call (on any rank) would span more than 2^48 bytes.
 bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e);
 
 /// Checks every argument against comm; on success sets args->in_place. Errors:

@@ -12,13 +12,13 @@ namespace weft {
 WEFT_HOT Status RunHostBlocking(Comm& comm, const CollArgs& args) {
   CollArgs a = args;
   a.slots_streamed = comm.SlotsStreamed();  // the same on every rank at the same call
-  NativeProgram* program = comm.cache->Find(a);
-  std::unique_ptr<NativeProgram> uncached;
+  // Held for the run: another thread's eviction or Clear cannot free it under this one.
+  ProgramRef program = comm.cache->Find(a);
   if (program == nullptr) {
     auto built = std::make_unique<NativeProgram>();
     WEFT_CHECK(BuildCollective(comm, a, built.get()));
     WEFT_TRACE(kColl, "built: %s", DescribeCollective(comm, a, *built).c_str());
-    program = comm.cache->Keep(a, std::move(built), &uncached);
+    program = comm.cache->Keep(a, std::move(built));
   }
   return program->Run(comm, Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
 }

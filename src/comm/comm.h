@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "core/hot_path.h"
@@ -22,6 +23,8 @@ class CommDevice;
 }
 }  // namespace weft
 
+struct weftPlan;  // plan/plan.h
+
 /// The object behind weftComm_t.
 struct weftComm {
   MPI_Comm mpi = MPI_COMM_NULL;        // weft's duplicate: all collective traffic
@@ -30,6 +33,10 @@ struct weftComm {
   int size = 0;
   weft::Topology topo;
   std::atomic<int> live_plans{0};
+  /// The live plans made on this communicator, so that weftCommAbort can detach them (their
+  /// later weftPlanFree must not touch the freed communicator).
+  std::mutex plans_mu;
+  std::set<weftPlan*> plans;
   /// weftSuccess, or the failure that made the communicator unusable (a node peer timed out:
   /// its slots and counters can no longer be trusted). See weftCommGetAsyncError.
   std::atomic<int> broken{0};

@@ -22,7 +22,7 @@ bool ProgramCache::KeyEq::operator()(const CollArgs& a, const CollArgs& b) const
          a.slots_streamed == b.slots_streamed;
 }
 
-WEFT_HOT NativeProgram* ProgramCache::Find(const CollArgs& args) {
+WEFT_HOT ProgramRef ProgramCache::Find(const CollArgs& args) {
   std::lock_guard<SpinLock> lk(mu_);
   // A loop of one call shape hits the most recent entry: no hashing, no list splice.
   if (mru_program_ != nullptr && KeyEq()(mru_key_, args)) return mru_program_;
@@ -30,27 +30,30 @@ WEFT_HOT NativeProgram* ProgramCache::Find(const CollArgs& args) {
   if (it == map_.end()) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second.lru);
   mru_key_ = args;
-  mru_program_ = it->second.program.get();
+  mru_program_ = it->second.program;
   return mru_program_;
 }
 
-NativeProgram* ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p,
-                                  std::unique_ptr<NativeProgram>* not_kept) {
+ProgramRef ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p) {
   std::lock_guard<SpinLock> lk(mu_);
-  if (capacity_ == 0 || p->scratch_bytes() > kMaxScratchBytes) {
-    *not_kept = std::move(p);
-    return not_kept->get();
+  if (capacity_ == 0 || p->scratch_bytes() > kMaxScratchBytes) return ProgramRef(std::move(p));
+  auto found = map_.find(args);
+  if (found != map_.end()) {  // another thread missed on this shape and kept its program first
+    lru_.splice(lru_.begin(), lru_, found->second.lru);
+    mru_key_ = args;
+    mru_program_ = found->second.program;
+    return mru_program_;
   }
   if (map_.size() >= capacity_) {
     map_.erase(lru_.back());
     lru_.pop_back();
   }
   lru_.push_front(args);
-  NativeProgram* raw = p.get();
-  map_.emplace(args, Entry{std::move(p), lru_.begin()});
+  ProgramRef kept(std::move(p));
+  map_.emplace(args, Entry{kept, lru_.begin()});
   mru_key_ = args;
-  mru_program_ = raw;
-  return raw;
+  mru_program_ = kept;
+  return kept;
 }
 
 void ProgramCache::Clear() {

@@ -16,6 +16,10 @@
 
 namespace weft {
 
+/// A program handed out by the cache: shared, so that evicting it (or clearing the cache) while
+/// another thread runs it frees nothing under that thread.
+using ProgramRef = std::shared_ptr<NativeProgram>;
+
 /// An LRU map from a call's shape to the NativeProgram built for it.
 class ProgramCache {
  public:
@@ -24,12 +28,13 @@ class ProgramCache {
 
   explicit ProgramCache(size_t capacity) : capacity_(capacity) {}
   /// The cached program for this shape, or null.
-  NativeProgram* Find(const CollArgs& args);
-  /// Keeps p if it is small enough and the cache is on; returns the program to run (p's).
+  ProgramRef Find(const CollArgs& args);
+  /// Keeps p if it is small enough and the cache is on, and returns the program to run: the
+  /// cached one for this shape (p, or the one another thread that missed on the same shape
+  /// kept first, in which case p is dropped), or p itself when it is not kept.
   /// A program found or kept here must not be run by two threads at once: collectives on one
   /// communicator are serial by MPI's rules, and point-to-point programs hold no scratch.
-  NativeProgram* Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p,
-                      std::unique_ptr<NativeProgram>* not_kept);
+  ProgramRef Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p);
   size_t size() {
     std::lock_guard<SpinLock> lk(mu_);
     return map_.size();
@@ -44,7 +49,7 @@ class ProgramCache {
     bool operator()(const CollArgs& a, const CollArgs& b) const;
   };
   struct Entry {
-    std::unique_ptr<NativeProgram> program;
+    ProgramRef program;
     std::list<CollArgs>::iterator lru;
   };
   size_t capacity_;
@@ -54,7 +59,7 @@ class ProgramCache {
   // lru_.front() and its program, kept in this object: a loop of one call shape reads no
   // list or map node (each a separate allocation, a miss of its own when the call comes cold).
   CollArgs mru_key_{};
-  NativeProgram* mru_program_ = nullptr;
+  ProgramRef mru_program_;
 };
 
 }  // namespace weft

@@ -20,6 +20,15 @@ void* NativeProgram::Scratch(size_t bytes) {
 
 bool NativeProgram::active() const { return compiled ? compiled->active() : active_; }
 
+void NativeProgram::Abandon() {
+  if (req_ != MPI_REQUEST_NULL) {
+    PMPI_Cancel(&req_);
+    PMPI_Request_free(&req_);
+  }
+  active_ = false;
+  compiled.reset();
+}
+
 WEFT_HOT Status NativeProgram::Run(Comm& comm, const Bind& bind) {
   if (compiled) return compiled->Run(comm, bind);
   if (active_)

@@ -53,6 +53,9 @@ class NativeProgram {
   /// Completes a started execution.
   Status Wait(Comm& comm);
   bool active() const;
+  /// The communicator is being aborted: drops an execution in flight without waiting for it
+  /// (cancels and frees its request) and the compiled form, which refers to the communicator.
+  void Abandon();
 
   /// A scratch buffer owned by the program (freed with it).
   void* Scratch(size_t bytes);

@@ -39,6 +39,10 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
   }
   WEFT_INFO(kPlan, "plan %p: %s", static_cast<void*>(plan.get()), plan->description.c_str());
   comm.live_plans.fetch_add(1);
+  {
+    std::lock_guard<std::mutex> lk(comm.plans_mu);
+    comm.plans.insert(plan.get());
+  }
   g_live.Add(plan.get());
   *out = plan.release();
   return weftSuccess;
@@ -46,8 +50,25 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
 
 void DestroyPlan(Plan* plan) {
   g_live.Remove(plan);
-  if (IsLiveComm(plan->comm)) plan->comm->live_plans.fetch_sub(1);
+  if (plan->comm != nullptr && IsLiveComm(plan->comm)) {
+    plan->comm->live_plans.fetch_sub(1);
+    std::lock_guard<std::mutex> lk(plan->comm->plans_mu);
+    plan->comm->plans.erase(plan);
+  }
   delete plan;
+}
+
+void DetachPlans(Comm& comm) {
+  std::set<Plan*> plans;
+  {
+    std::lock_guard<std::mutex> lk(comm.plans_mu);
+    plans.swap(comm.plans);
+  }
+  for (Plan* plan : plans) {
+    plan->program.Abandon();  // frees what refers to the communicator, while it still exists
+    plan->comm = nullptr;
+  }
+  comm.live_plans.store(0);
 }
 
 WEFT_HOT bool IsLivePlan(const Plan* plan) { return g_live.Contains(plan); }

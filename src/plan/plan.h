@@ -9,7 +9,7 @@
 
 /// The object behind weftPlan_t.
 struct weftPlan {
-  weft::Comm* comm = nullptr;
+  weft::Comm* comm = nullptr;  // null once weftCommAbort detached the plan
   weft::CollArgs args;
   weft::NativeProgram program;  // host buffers: the compiled (or native) program
   /// Device buffers: each start stages them through host memory (device/staged_coll.h) and
@@ -26,6 +26,9 @@ using Plan = weftPlan;
 Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out);
 /// Unregisters and deletes a plan.
 void DestroyPlan(Plan* plan);
+/// weftCommAbort: abandons any execution of comm's live plans and detaches them from comm, so
+/// that they can only be freed (their other calls report the abort).
+void DetachPlans(Comm& comm);
 /// True while plan was created and not yet freed.
 bool IsLivePlan(const Plan* plan);
 

@@ -77,6 +77,23 @@ void ArgumentErrors(Ctx& x) {
     Expect(x, weftAllGather(s, rb, SIZE_MAX / 16 + 1, weftDouble, c, nullptr), weftInvalidArgument,
            "allgather total overflows", "overflows", c);
   }
+  // Counts whose bytes fit a size_t but no address space: every rank rejects them, including
+  // the ranks whose own buffer of the call is empty (before, reduce's non-roots, bcast's
+  // receivers and send/recv accepted them and waited for ever).
+  for (size_t huge : {SIZE_MAX / 8, SIZE_MAX / 16, (size_t{1} << 48) + 1}) {
+    const std::string n = " count " + std::to_string(huge);
+    Expect(x, weftReduce(s, rb, huge, weftInt8, weftSum, 0, c, nullptr), weftInvalidArgument,
+           "reduce" + n, "overflows", c);
+    Expect(x, weftBroadcast(s, s, huge, weftInt8, 0, c, nullptr), weftInvalidArgument, "bcast" + n,
+           "overflows", c);
+    if (x.size >= 2) {
+      const int peer = (x.rank + 1) % x.size;
+      Expect(x, weftSend(s, huge, weftInt8, peer, c, nullptr), weftInvalidArgument, "send" + n,
+             "overflows", c);
+      Expect(x, weftRecv(rb, huge, weftInt8, peer, c, nullptr), weftInvalidArgument, "recv" + n,
+             "overflows", c);
+    }
+  }
   int dummy_stream = 0;
   Expect(x, weftAllReduce(s, rb, 8, weftDouble, weftSum, c, &dummy_stream), weftNotSupported,
          "stream without device support", "stream", c);

@@ -1,7 +1,7 @@
 // Persistent plans: every ...Init, run three times with fresh inputs each start (a plan reads
 // its buffers at start, not at creation), completed through Test polling and through Wait;
 // Describe; and misuse: a second start while active, destroying a comm that has plans, a
-// freed plan.
+// freed plan, aborting a comm that has plans.
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -144,6 +144,32 @@ void CheckMisuse(Ctx& x) {
   x.report->Case(r == weftInvalidArgument, "misuse: NULL plan pointer", weftGetErrorString(r));
 }
 
+// weftCommAbort never refuses: it detaches the communicator's live plans (one of them started
+// and completed, one never started), which then report the abort and can still be freed. Before,
+// the later weftPlanFree wrote into the freed communicator.
+void CheckAbortWithLivePlans(Ctx& x) {
+  weftComm_t c = nullptr;
+  x.report->Case(weftCommInitMPI(&c, MPI_COMM_WORLD) == weftSuccess, "abort: second comm");
+  std::vector<double> a(1024, 1.0), b(1024);
+  weftPlan_t ran = nullptr, idle = nullptr;
+  x.report->Case(
+      weftAllReduceInit(a.data(), b.data(), 1024, weftDouble, weftSum, c, &ran) == weftSuccess &&
+          weftBroadcastInit(a.data(), a.data(), 16, weftDouble, 0, c, &idle) == weftSuccess,
+      "abort: plans made");
+  x.report->Case(weftPlanStart(ran, nullptr) == weftSuccess && weftPlanWait(ran) == weftSuccess &&
+                     b[7] == x.size,
+                 "abort: a plan ran");
+  MPI_Barrier(MPI_COMM_WORLD);
+  x.report->Case(weftCommAbort(c) == weftSuccess, "abort: with two live plans",
+                 weftGetLastError(nullptr));
+  weftResult_t r = weftPlanStart(ran, nullptr);
+  const std::string why = weftGetLastError(nullptr);
+  x.report->Case(r == weftInvalidUsage && why.find("aborted") != std::string::npos,
+                 "abort: a detached plan reports the abort", why);
+  x.report->Case(weftPlanFree(ran) == weftSuccess && weftPlanFree(idle) == weftSuccess,
+                 "abort: detached plans free", weftGetLastError(nullptr));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -167,6 +193,7 @@ int main(int argc, char** argv) {
   }
   CheckMovement(x);
   CheckMisuse(x);
+  CheckAbortWithLivePlans(x);
   report.Case(weftCommDestroy(x.comm) == weftSuccess, "destroy", weftGetLastError(nullptr));
   int rc = report.Finish("plan_test");
   MPI_Finalize();

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 namespace weft {
 namespace {
 
@@ -18,8 +21,7 @@ CollArgs Args(const void* send, size_t count, bool in_place = false) {
 TEST(ProgramCache, KeysOnTheShapeNotTheBuffers) {
   ProgramCache cache(4);
   int a, b;
-  std::unique_ptr<NativeProgram> dropped;
-  NativeProgram* p = cache.Keep(Args(&a, 5), std::make_unique<NativeProgram>(), &dropped);
+  ProgramRef p = cache.Keep(Args(&a, 5), std::make_unique<NativeProgram>());
   EXPECT_EQ(cache.Find(Args(&b, 5)), p) << "buffers are bound at run time";
   EXPECT_EQ(cache.Find(Args(&a, 6)), nullptr) << "count is part of the key";
   EXPECT_EQ(cache.Find(Args(&a, 5, true)), nullptr) << "in-place is part of the key";
@@ -31,11 +33,10 @@ TEST(ProgramCache, KeysOnTheShapeNotTheBuffers) {
 TEST(ProgramCache, EvictsLeastRecentlyUsed) {
   ProgramCache cache(2);
   int a;
-  std::unique_ptr<NativeProgram> dropped;
-  NativeProgram* p1 = cache.Keep(Args(&a, 1), std::make_unique<NativeProgram>(), &dropped);
-  cache.Keep(Args(&a, 2), std::make_unique<NativeProgram>(), &dropped);
-  EXPECT_EQ(cache.Find(Args(&a, 1)), p1);                                // 1 is now most recent
-  cache.Keep(Args(&a, 3), std::make_unique<NativeProgram>(), &dropped);  // evicts 2
+  ProgramRef p1 = cache.Keep(Args(&a, 1), std::make_unique<NativeProgram>());
+  cache.Keep(Args(&a, 2), std::make_unique<NativeProgram>());
+  EXPECT_EQ(cache.Find(Args(&a, 1)), p1);                      // 1 is now most recent
+  cache.Keep(Args(&a, 3), std::make_unique<NativeProgram>());  // evicts 2
   EXPECT_EQ(cache.size(), 2u);
   EXPECT_EQ(cache.Find(Args(&a, 2)), nullptr);
   EXPECT_EQ(cache.Find(Args(&a, 1)), p1);
@@ -43,16 +44,51 @@ TEST(ProgramCache, EvictsLeastRecentlyUsed) {
 
 TEST(ProgramCache, DoesNotKeepLargeScratchOrWhenDisabled) {
   int a;
-  std::unique_ptr<NativeProgram> dropped;
   ProgramCache cache(4);
   auto big = std::make_unique<NativeProgram>();
+  NativeProgram* raw = big.get();
   big->Scratch(ProgramCache::kMaxScratchBytes + 1);
-  NativeProgram* run = cache.Keep(Args(&a, 1), std::move(big), &dropped);
-  EXPECT_EQ(run, dropped.get());
+  ProgramRef run = cache.Keep(Args(&a, 1), std::move(big));
+  EXPECT_EQ(run.get(), raw) << "a program not kept is still returned to run";
   EXPECT_EQ(cache.size(), 0u);
   ProgramCache off(0);
-  off.Keep(Args(&a, 1), std::make_unique<NativeProgram>(), &dropped);
+  off.Keep(Args(&a, 1), std::make_unique<NativeProgram>());
   EXPECT_EQ(off.size(), 0u);
+}
+
+// Two threads that miss on one shape both keep a program: both must get the one the cache
+// holds (before, the second insert destroyed its own program and returned it dangling).
+TEST(ProgramCache, ThreadsMissingOnOneShapeGetTheKeptProgram) {
+  int a;
+  for (int round = 0; round < 50; ++round) {
+    ProgramCache cache(4);
+    constexpr int kThreads = 4;
+    std::vector<ProgramRef> got(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        got[t] = cache.Find(Args(&a, 7));
+        if (got[t] == nullptr) got[t] = cache.Keep(Args(&a, 7), std::make_unique<NativeProgram>());
+      });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(cache.size(), 1u);
+    ProgramRef kept = cache.Find(Args(&a, 7));
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(got[t], kept) << "thread " << t;
+  }
+}
+
+// A program held by a running thread outlives its eviction and a Clear.
+TEST(ProgramCache, EvictionDoesNotFreeAProgramInUse) {
+  int a;
+  ProgramCache cache(1);
+  ProgramRef running = cache.Keep(Args(&a, 1), std::make_unique<NativeProgram>());
+  running->Scratch(64);
+  cache.Keep(Args(&a, 2), std::make_unique<NativeProgram>());  // evicts shape 1
+  EXPECT_EQ(cache.Find(Args(&a, 1)), nullptr);
+  cache.Clear();
+  EXPECT_EQ(running.use_count(), 1) << "the caller's reference is the last one";
+  EXPECT_EQ(running->scratch_bytes(), 64u) << "still a live program";
 }
 
 }  // namespace
