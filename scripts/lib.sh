@@ -6,12 +6,15 @@
 WEFT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WEFT_MPI=openmpi
 
-weft_parse_mpi() {  # sets WEFT_MPI from --mpi NAME / --mpi=NAME; other args go to WEFT_ARGS
-  WEFT_ARGS=()
+weft_parse_mpi() {  # sets WEFT_MPI from --mpi NAME, WEFT_SANITIZE from --sanitize NAME; other
+  WEFT_ARGS=()    # args go to WEFT_ARGS
+  WEFT_SANITIZE=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --mpi) WEFT_MPI=$2; shift 2 ;;
       --mpi=*) WEFT_MPI=${1#--mpi=}; shift ;;
+      --sanitize) WEFT_SANITIZE=$2; shift 2 ;;
+      --sanitize=*) WEFT_SANITIZE=${1#--sanitize=}; shift ;;
       *) WEFT_ARGS+=("$1"); shift ;;
     esac
   done
@@ -19,7 +22,11 @@ weft_parse_mpi() {  # sets WEFT_MPI from --mpi NAME / --mpi=NAME; other args go 
     openmpi|mpich) ;;
     *) echo "unknown --mpi '$WEFT_MPI' (openmpi or mpich)" >&2; exit 2 ;;
   esac
-  WEFT_BUILD="$WEFT_ROOT/build-$WEFT_MPI"
+  case "$WEFT_SANITIZE" in
+    ""|address|thread) ;;
+    *) echo "unknown --sanitize '$WEFT_SANITIZE' (address or thread)" >&2; exit 2 ;;
+  esac
+  WEFT_BUILD="$WEFT_ROOT/build-$WEFT_MPI${WEFT_SANITIZE:+-$WEFT_SANITIZE}"
   WEFT_MPICC=/usr/bin/mpicc.$WEFT_MPI
   WEFT_MPIEXEC=/usr/bin/mpiexec.$WEFT_MPI
   if [ "$WEFT_MPI" = openmpi ]; then
@@ -47,7 +54,9 @@ weft_install_deps() {
 
 weft_build() {
   echo "== building weft against $WEFT_MPI in $WEFT_BUILD"
-  cmake -S "$WEFT_ROOT" -B "$WEFT_BUILD" -DCMAKE_BUILD_TYPE=Release \
+  local type=Release
+  [ -n "${WEFT_SANITIZE:-}" ] && type=RelWithDebInfo
+  cmake -S "$WEFT_ROOT" -B "$WEFT_BUILD" -DCMAKE_BUILD_TYPE=$type -DWEFT_SANITIZE="${WEFT_SANITIZE:-}" \
     -DMPI_C_COMPILER="$WEFT_MPICC" -DMPIEXEC_EXECUTABLE="$WEFT_MPIEXEC" ${WEFT_CMAKE_ARGS:-} \
     > "$WEFT_BUILD.configure.log" 2>&1 ||
     { cat "$WEFT_BUILD.configure.log"; exit 1; }

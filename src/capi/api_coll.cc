@@ -19,12 +19,21 @@ WEFT_HOT weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
     WEFT_CHECK(CheckComm(fn, comm));
     WEFT_CHECK(comm->CheckUsable(fn));
     WEFT_CHECK(CheckStreamArg(fn, *comm, stream));
-    WEFT_CHECK(ValidateArgs(*comm, &a));
+    bool seen_only_here = false;
+    const Status valid = ValidateArgs(*comm, &a, &seen_only_here);
+    const bool collective = a.kind != CollKind::kSend && a.kind != CollKind::kRecv;
+    if (GetParams().WEFT_CHECK_ARGS && collective) {
+      // Every rank learns whether all arguments were valid: an error agreed across ranks.
+      const Status agreed = CheckArgsAgree(*comm, a, valid == weftSuccess);
+      WEFT_CHECK(valid);
+      WEFT_CHECK(agreed);
+    } else if (valid != weftSuccess) {
+      // Peers already waiting for this rank would hang: break the communicator and tell them.
+      if (seen_only_here) comm->Break(valid);
+      return valid;
+    }
     device::BufferRoute route;
     WEFT_CHECK(device::RouteBuffers(*comm, a, &route));
-    if (GetParams().WEFT_CHECK_ARGS && a.kind != CollKind::kSend && a.kind != CollKind::kRecv) {
-      WEFT_CHECK(CheckArgsAgree(*comm, a));
-    }
     bool ran = false;
     Status s = device::RunDevicePath(*comm, a, route, stream, fn, &ran);
     if (ran || s != weftSuccess) return s;

@@ -90,7 +90,7 @@ WEFT_HOT weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
     weft::Comm& comm = *plan->comm;
     WEFT_CHECK(comm.CheckUsable("weftPlanStart"));
     WEFT_CHECK(weft::CheckStreamArg("weftPlanStart", comm, stream));
-    if (weft::GetParams().WEFT_CHECK_ARGS) WEFT_CHECK(weft::CheckArgsAgree(comm, plan->args));
+    if (weft::GetParams().WEFT_CHECK_ARGS) WEFT_CHECK(weft::CheckArgsAgree(comm, plan->args, true));
     const weft::CollArgs& a = plan->args;
     bool ran = false;
     weft::Status s =

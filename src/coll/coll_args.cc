@@ -122,8 +122,9 @@ const char* CollShortName(CollKind kind) {
   return "?";
 }
 
-WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a) {
+WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a, bool* seen_only_here) {
   const char* fn = CollApiName(a->kind);
+  if (seen_only_here != nullptr) *seen_only_here = false;
   a->in_place = false;
   if (a->kind == CollKind::kBarrier) return weftSuccess;
   if (!IsValidType(a->type)) {
@@ -150,25 +151,39 @@ WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a) {
                      "%s: count %zu of %s overflows what a buffer can span (2^48 bytes)", fn,
                      a->count, TypeName(a->type));
   }
+  // A buffer error of the root of a reduce or bcast is seen by the root alone: the other ranks
+  // have no such buffer. Every other check fails alike on every rank that passes the same
+  // arguments.
+  auto buffer_error = [&](Status s) {
+    if (seen_only_here != nullptr) {
+      *seen_only_here = (a->kind == CollKind::kReduce || a->kind == CollKind::kBroadcast) &&
+                        comm.rank == a->root && comm.size > 1;
+    }
+    return s;
+  };
   if (e.send > 0 && a->send == nullptr) {
-    return comm.Fail(weftInvalidArgument, "%s: sendbuff is NULL with count %zu", fn, a->count);
+    return buffer_error(
+        comm.Fail(weftInvalidArgument, "%s: sendbuff is NULL with count %zu", fn, a->count));
   }
   if (e.recv > 0 && a->recv == nullptr) {
-    return comm.Fail(weftInvalidArgument, "%s: recvbuff is NULL with count %zu", fn, a->count);
+    return buffer_error(
+        comm.Fail(weftInvalidArgument, "%s: recvbuff is NULL with count %zu", fn, a->count));
   }
   if (e.send > 0 && e.recv > 0) {
     auto s = reinterpret_cast<uintptr_t>(a->send);
     auto r = reinterpret_cast<uintptr_t>(a->recv);
     if (s + e.send < s || r + e.recv < r) {
-      return comm.Fail(weftInvalidArgument, "%s: a buffer wraps around the address space", fn);
+      return buffer_error(
+          comm.Fail(weftInvalidArgument, "%s: a buffer wraps around the address space", fn));
     }
     const bool overlap = s < r + e.recv && r < s + e.send;
     if (overlap) {
       if (!IsInPlaceForm(comm, *a, es)) {
-        return comm.Fail(weftInvalidArgument,
-                         "%s: sendbuff [%p, +%zu) and recvbuff [%p, +%zu) overlap but are not "
-                         "the in-place form",
-                         fn, a->send, e.send, static_cast<void*>(a->recv), e.recv);
+        return buffer_error(comm.Fail(
+            weftInvalidArgument,
+            "%s: sendbuff [%p, +%zu) and recvbuff [%p, +%zu) overlap but are not the in-place "
+            "form",
+            fn, a->send, e.send, static_cast<void*>(a->recv), e.recv));
       }
       a->in_place = true;
     }
@@ -176,26 +191,31 @@ WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a) {
   return weftSuccess;
 }
 
-Status CheckArgsAgree(Comm& comm, const CollArgs& a) {
+Status CheckArgsAgree(Comm& comm, const CollArgs& a, bool valid_here) {
   // max of v and max of -v give min and max at once; they agree iff every rank agrees.
-  int64_t v[5] = {static_cast<int64_t>(a.kind), static_cast<int64_t>(a.count),
-                  static_cast<int64_t>(a.type), UsesOp(a.kind) ? a.op : 0,
-                  UsesRoot(a.kind) ? a.root : 0};
-  int64_t both[10];
-  for (int i = 0; i < 5; ++i) {
+  int64_t v[6] = {static_cast<int64_t>(a.kind),  static_cast<int64_t>(a.count),
+                  static_cast<int64_t>(a.type),  UsesOp(a.kind) ? a.op : 0,
+                  UsesRoot(a.kind) ? a.root : 0, valid_here ? 1 : 0};
+  int64_t both[12];
+  for (int i = 0; i < 6; ++i) {
     both[i] = v[i];
-    both[5 + i] = -v[i];
+    both[6 + i] = -v[i];
   }
-  int err = PMPI_Allreduce(MPI_IN_PLACE, both, 10, MPI_INT64_T, MPI_MAX, comm.mpi);
+  int err = PMPI_Allreduce(MPI_IN_PLACE, both, 12, MPI_INT64_T, MPI_MAX, comm.mpi);
   if (err != MPI_SUCCESS) return comm.FailMpi(err, "WEFT_CHECK_ARGS: MPI_Allreduce");
+  if (valid_here && -both[6 + 5] == 0) {  // the smallest "valid" is 0: a rank's check failed
+    return comm.Fail(weftRemoteError,
+                     "%s: another rank's arguments are invalid (its own error says which)",
+                     CollApiName(a.kind));
+  }
   static const char* kWhat[5] = {"operation", "count", "datatype", "op", "root"};
   for (int i = 0; i < 5; ++i) {
-    if (both[i] != -both[5 + i]) {
+    if (both[i] != -both[6 + i]) {
       return comm.Fail(
           weftInvalidUsage,
           "%s: ranks disagree on the %s (this rank: %lld; range over ranks: %lld..%lld)",
           CollApiName(a.kind), kWhat[i], static_cast<long long>(v[i]),
-          static_cast<long long>(-both[5 + i]), static_cast<long long>(both[i]));
+          static_cast<long long>(-both[6 + i]), static_cast<long long>(both[i]));
     }
   }
   return weftSuccess;

@@ -68,11 +68,14 @@ bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e);
 
 /// Checks every argument against comm; on success sets args->in_place. Errors:
 /// weftInvalidArgument (bad type/op/root/peer, null or partly overlapping buffers, sizes
-/// that overflow) with the reason recorded on comm.
-Status ValidateArgs(Comm& comm, CollArgs* args);
+/// that overflow) with the reason recorded on comm. *seen_only_here (if given) is set when the
+/// error is one no other rank can see: a buffer of the root of a reduce or bcast, which the
+/// other ranks do not have, so they go on into the collective and wait for this one.
+Status ValidateArgs(Comm& comm, CollArgs* args, bool* seen_only_here = nullptr);
 
 /// Collective check that all ranks passed the same kind, count, type, op and root
-/// (WEFT_CHECK_ARGS=1). Every rank returns the same verdict.
-Status CheckArgsAgree(Comm& comm, const CollArgs& args);
+/// (WEFT_CHECK_ARGS=1), and that every rank's ValidateArgs passed (valid_here: this rank's):
+/// a rank that passed learns of another's failure (weftRemoteError), so all leave together.
+Status CheckArgsAgree(Comm& comm, const CollArgs& args, bool valid_here);
 
 }  // namespace weft

@@ -256,12 +256,18 @@ bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment
   return true;
 }
 
+void weftComm::Break(weft::Status s) {
+  int expected = weftSuccess;
+  broken.compare_exchange_strong(expected, s);
+  if (shm_) shm_->RaiseFailure(static_cast<uint64_t>(s));
+}
+
 WEFT_HOT weft::Status weftComm::CheckUsable(const char* fn) {
   const int b = broken.load(std::memory_order_relaxed);
   if (b == weftSuccess) return weftSuccess;
   return Fail(weftRemoteError,
-              "%s: the communicator is broken (an earlier collective ended with %s waiting for a "
-              "node peer that died or left); free it with weftCommAbort",
+              "%s: the communicator is broken (an earlier call ended with %s: a peer died, left "
+              "or failed mid-collective); free it with weftCommAbort",
               fn, weftGetErrorString(static_cast<weftResult_t>(b)));
 }
 
@@ -277,7 +283,7 @@ weft::Status weftComm::ProbeNodePlacement(weft::ShmSegment& seg) {
   PlacementProbe probe;
   const char* why = nullptr;
   if (ProbePlacement(seg, GetParams().WEFT_TIMEOUT_S, &probe, &why) != weftSuccess) {
-    broken = weftTimeout;
+    Break(weftTimeout);
     return Fail(weftTimeout, "placement probe: %s (WEFT_TIMEOUT_S)", why);
   }
   if (probe.stream != probe_streams || first) {

@@ -70,6 +70,10 @@ struct weftComm {
       __attribute__((format(printf, 3, 4)));
   /// Records an MPI failure of `what` with MPI's own error string; returns weftMpiError.
   weft::Status FailMpi(int mpi_err, const char* what);
+  /// Marks the communicator broken with s (every later call fails fast; the first failure is
+  /// kept) and raises this rank's failure word in the node segment, so that node peers waiting
+  /// on this rank end with weftRemoteError at once instead of at the deadline.
+  void Break(weft::Status s) WEFT_COLD;
   /// weftRemoteError with the reason when the communicator is broken; weftSuccess otherwise.
   weft::Status CheckUsable(const char* fn);
   /// The last failure's text.

@@ -19,24 +19,39 @@ inline void CpuRelax() {
 
 /// Waits until done() holds: `spins` polls with a pause between (the peer is usually close
 /// behind), then polls yielding the core between them (with more ranks than cores a spinning
-/// waiter would starve the rank it waits for). False once timeout_s has passed. The clock is
-/// read only after spinning failed (reading it at every wait cost 4% of an 8-byte allreduce),
-/// and then every 16 yields: a yield costs a system call, and with busy processes on the core
-/// each can take a scheduler slice (about 4 ms), so every 1024 yields let a deadline overshoot
-/// by seconds.
-template <typename Done>
-bool SpinThenYield(Done done, uint64_t spins, int64_t timeout_s) {
+/// waiter would starve the rank it waits for). False once timeout_s has passed, or once
+/// give_up() says the wait is hopeless (a peer failed or exited), which is asked at most about
+/// once a millisecond of yielding (it may make system calls). The clock is read only after
+/// spinning failed (reading it at every wait cost 4% of an 8-byte allreduce), and then every 16
+/// yields: a yield costs a system call, and with busy processes on the core each can take a
+/// scheduler slice (about 4 ms), so every 1024 yields let a deadline overshoot by seconds.
+template <typename Done, typename GiveUp>
+bool SpinThenYield(Done done, uint64_t spins, int64_t timeout_s, GiveUp give_up) {
   for (uint64_t i = 0; i < spins; ++i) {
     if (done()) return true;
     CpuRelax();
   }
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
+  auto last_check = Clock::now();
+  const auto deadline = last_check + std::chrono::seconds(timeout_s);
   for (uint64_t i = 0;; ++i) {
     if (done()) return true;
     sched_yield();
-    if ((i & 15) == 0 && Clock::now() > deadline) return done();
+    if ((i & 15) == 0) {
+      const auto now = Clock::now();
+      if (now > deadline) return done();
+      if (now - last_check > std::chrono::milliseconds(1)) {
+        last_check = now;
+        if (give_up()) return done();
+      }
+    }
   }
+}
+
+/// SpinThenYield that gives up only at the deadline.
+template <typename Done>
+bool SpinThenYield(Done done, uint64_t spins, int64_t timeout_s) {
+  return SpinThenYield(done, spins, timeout_s, [] { return false; });
 }
 
 /// A mutex for short critical sections that are almost never contended (one locked exchange to

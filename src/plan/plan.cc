@@ -20,7 +20,12 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
   auto plan = std::make_unique<Plan>();
   plan->comm = &comm;
   plan->args = args;
-  WEFT_CHECK(ValidateArgs(comm, &plan->args));
+  bool seen_only_here = false;
+  if (Status valid = ValidateArgs(comm, &plan->args, &seen_only_here); valid != weftSuccess) {
+    // The other ranks' plans would wait for this rank's at their starts: break and tell them.
+    if (seen_only_here) comm.Break(valid);
+    return valid;
+  }
   WEFT_CHECK(device::RouteBuffers(comm, plan->args, &plan->route));
   if (plan->route.any_device()) {
     plan->description = std::string(CollShortName(args.kind)) +

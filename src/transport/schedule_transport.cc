@@ -139,8 +139,29 @@ WEFT_HOT Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t v
   *reached = false;
   if (!blocking) return weftSuccess;
   const uint64_t spins = comm_.node_oversubscribed ? 0 : kSpins;
-  if (SpinThenYield(done, spins, GetParams().WEFT_TIMEOUT_S)) return reach();
-  comm_.broken = weftTimeout;  // the peer's slots and counters are no longer trustworthy
+  // A long wait also looks out for a node peer that failed (and said so in the segment) or
+  // whose process exited: then the wait ends at once, not at the deadline.
+  int failed = -1;
+  uint64_t failure = 0;
+  bool exited = false;
+  auto hopeless = [&] { return shm_->FindFailedPeer(&failed, &failure, &exited); };
+  if (SpinThenYield(done, spins, GetParams().WEFT_TIMEOUT_S, hopeless)) return reach();
+  // The peers' slots and counters are no longer trustworthy: the communicator is broken here,
+  // and this rank's peers learn it through the segment.
+  shm_->RaiseFailure(failed >= 0 ? weftRemoteError : weftTimeout);
+  if (failed >= 0) {
+    comm_.Break(weftRemoteError);
+    if (exited) {
+      return comm_.Fail(weftRemoteError,
+                        "node rank %d's process exited while this rank waited for its counter %d "
+                        "(a peer died)",
+                        failed, counter);
+    }
+    return comm_.Fail(weftRemoteError,
+                      "node rank %d failed (%s) while this rank waited for its counter %d", failed,
+                      weftGetErrorString(static_cast<weftResult_t>(failure)), counter);
+  }
+  comm_.Break(weftTimeout);
   return comm_.Fail(weftTimeout,
                     "waited %lld s for node rank %d's counter %d to reach %llu (it holds "
                     "%llu): a peer died or left the collective (WEFT_TIMEOUT_S)",

@@ -147,6 +147,89 @@ void InfoCalls(Ctx& x) {
   x.report->Case(texts, "error strings");
 }
 
+double Seconds() { return MPI_Wtime(); }
+
+// Errors only the root can see (its buffers of a reduce or bcast): the other ranks must not
+// wait for it for ever. With WEFT_CHECK_ARGS=1 every rank learns of the error in the argument
+// agreement and the communicator stays usable; without it the root breaks the communicator
+// and tells its node peers, whose waits end with weftRemoteError at once. Each case runs on a
+// communicator of its own, aborted after.
+void RootOnlyErrors(Ctx& x, bool check_args) {
+  if (x.size < 2) return;
+  std::vector<double> a(64, 1.0), b(64);
+  auto fresh = [&](const char* what) {
+    weftComm_t c = nullptr;
+    x.report->Case(weftCommInitMPI(&c, MPI_COMM_WORLD) == weftSuccess,
+                   std::string("root-only: comm for ") + what);
+    return c;
+  };
+  auto after = [&](weftComm_t c, const std::string& what) {
+    // Every rank now fails (or, with the check, still works): nobody waits for ever.
+    double v = 1.0;
+    weftResult_t r = weftAllReduce(&v, &v, 1, weftDouble, weftSum, c, nullptr);
+    x.report->Case(check_args ? r == weftSuccess : r != weftSuccess,
+                   what + ": the next call " + (check_args ? "works" : "fails"),
+                   weftGetLastError(c));
+    weftCommAbort(c);
+  };
+  {  // bcast: the root's sendbuff is NULL
+    weftComm_t c = fresh("bcast");
+    const int root = 0;
+    const double t0 = Seconds();
+    weftResult_t r = weftBroadcast(x.rank == root ? nullptr : a.data(), b.data(), 64, weftDouble,
+                                   root, c, nullptr);
+    const double took = Seconds() - t0;
+    if (x.rank == root) {
+      Expect(x, r, weftInvalidArgument, "root-only: bcast NULL sendbuff at the root",
+             "sendbuff is NULL", c);
+    } else {
+      x.report->Case(r == weftRemoteError && took < 5.0,
+                     "root-only: bcast receivers learn of the root's error",
+                     std::string(weftGetErrorString(r)) + " after " + std::to_string(took) +
+                         " s: " + weftGetLastError(c));
+    }
+    after(c, "root-only bcast");
+  }
+  {  // reduce: the root's recvbuff overlaps its sendbuff by one byte
+    weftComm_t c = fresh("reduce");
+    const int root = x.size - 1;
+    char* base = reinterpret_cast<char*>(a.data());
+    const double* recv =
+        x.rank == root ? reinterpret_cast<const double*>(base + 8 * 16 - 1) : b.data();
+    weftResult_t r =
+        weftReduce(a.data(), const_cast<double*>(recv), 16, weftDouble, weftSum, root, c, nullptr);
+    if (x.rank == root) {
+      Expect(x, r, weftInvalidArgument, "root-only: reduce buffers overlapping by one byte",
+             "overlap", c);
+    } else {
+      // A non-root may finish without the root (it only sends); if not, it learns the error.
+      x.report->Case(r == weftSuccess || r == weftRemoteError, "root-only: reduce non-roots return",
+                     weftGetLastError(c));
+    }
+    after(c, "root-only reduce");
+  }
+  if (!check_args) {  // a bcast plan whose root was made with a NULL buffer
+    weftComm_t c = fresh("plan");
+    weftPlan_t plan = nullptr;
+    weftResult_t r =
+        weftBroadcastInit(x.rank == 0 ? nullptr : a.data(), b.data(), 64, weftDouble, 0, c, &plan);
+    if (x.rank == 0) {
+      Expect(x, r, weftInvalidArgument, "root-only: bcast plan with a NULL root buffer",
+             "sendbuff is NULL", c);
+    } else {
+      const double t0 = Seconds();
+      if (r == weftSuccess) r = weftPlanStart(plan, nullptr);
+      if (r == weftSuccess) r = weftPlanWait(plan);
+      const double took = Seconds() - t0;
+      x.report->Case(r == weftRemoteError && took < 5.0,
+                     "root-only: the other ranks' plan starts end",
+                     std::string(weftGetErrorString(r)) + " after " + std::to_string(took) + " s");
+      weftPlanFree(plan);
+    }
+    weftCommAbort(c);
+  }
+}
+
 // Needs WEFT_CHECK_ARGS=1: ranks disagree, and every rank is told so.
 void DisagreementErrors(Ctx& x) {
   if (x.size < 2) return;
@@ -182,6 +265,7 @@ int main(int argc, char** argv) {
     CommErrors(x);
     InfoCalls(x);
   }
+  RootOnlyErrors(x, check_args);
   report.Case(weftCommDestroy(x.comm) == weftSuccess, "destroy");
   int rc = report.Finish("bad_input");
   MPI_Finalize();

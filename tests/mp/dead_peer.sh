@@ -8,14 +8,16 @@
 # DEAD_PEER_AGREE=1: the rank dies before a zero-copy call, while the survivors agree on it
 # (dead_peer.cc --agree).
 np="$1"; bin="$2"; mpiexec="$3"; shift 3
+# A dead peer must be noticed within a second whatever the deadline, so that run has a long one;
+# a stopped peer is only given up at the deadline, so that run has a short one.
 case "$("$mpiexec" --version 2>&1)" in
-  *"Open MPI"*|*OpenRTE*) keep="--mca orte_enable_recovery 1" ;;
-  *HYDRA*|*Hydra*) keep=""; mode="--stop" ;;
+  *"Open MPI"*|*OpenRTE*) keep="--mca orte_enable_recovery 1"; deadline=60 ;;
+  *HYDRA*|*Hydra*) keep=""; mode="--stop"; deadline=3 ;;
   *) echo "unknown launcher $mpiexec"; exit 1 ;;
 esac
 count() { ls /dev/shm 2>/dev/null | grep -c '^weft-'; }
 before=$(count)
-out=$(WEFT_TIMEOUT_S=3 timeout 120 "$mpiexec" $keep "$@" -n "$np" "$bin" $mode ${DEAD_PEER_AGREE:+--agree} 2>&1)
+out=$(WEFT_TIMEOUT_S=$deadline timeout 120 "$mpiexec" $keep "$@" -n "$np" "$bin" $mode ${DEAD_PEER_AGREE:+--agree} 2>&1)
 echo "$out"
 after=$(count)
 ok=$(echo "$out" | grep -c "survivor ok")

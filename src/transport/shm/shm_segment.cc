@@ -1,6 +1,7 @@
 #include "transport/shm/shm_segment.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -89,12 +90,46 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
     if (why->empty()) *why = "a node peer could not map the segment";
     return weftSystemError;
   }
+  // Node peers' process ids, for noticing a peer that died while others wait on it. Only where
+  // every rank sees every other's process (one pid namespace): a container of its own would
+  // make a live peer look gone.
+  seg->pids_.resize(n);
+  const pid_t me = getpid();
+  PMPI_Allgather(&me, sizeof me, MPI_BYTE, seg->pids_.data(), sizeof me, MPI_BYTE, node_comm);
+  int visible = 1;
+  for (pid_t p : seg->pids_) visible &= kill(p, 0) == 0 || errno == EPERM;
+  int all_visible = 0;
+  PMPI_Allreduce(&visible, &all_visible, 1, MPI_INT, MPI_MIN, node_comm);
+  seg->pids_usable_ = all_visible == 1;
   seg->counters_ = static_cast<unsigned char*>(seg->base_);
   seg->probe_block_ = seg->counters_ + counters;
   seg->slots_ = seg->probe_block_ + kProbeBlockBytes;
   seg->Prefault(counters);
   *out = std::move(seg);
   return weftSuccess;
+}
+
+bool ShmSegment::FindFailedPeer(int* who, uint64_t* failure, bool* exited) const {
+  for (int r = 0; r < nranks_; ++r) {
+    if (r == rank_) continue;
+    const uint64_t f = FailureWord(r).load(std::memory_order_acquire);
+    if (f != 0) {
+      *who = r;
+      *failure = f;
+      *exited = false;
+      return true;
+    }
+  }
+  if (!pids_usable_) return false;
+  for (int r = 0; r < nranks_; ++r) {
+    if (r != rank_ && kill(pids_[r], 0) != 0 && errno == ESRCH) {
+      *who = r;
+      *failure = 0;
+      *exited = true;
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace weft

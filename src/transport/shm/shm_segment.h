@@ -15,11 +15,13 @@
 #pragma once
 
 #include <mpi.h>
+#include <sys/types.h>
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "transport/shm/bank_placer.h"
@@ -66,6 +68,17 @@ class ShmSegment {
   PeerInfo& Info(int node_rank) const {
     return *reinterpret_cast<PeerInfo*>(counters_ + (node_rank * kLines + kCounters) * 64);
   }
+  /// Node rank r's failure word (beside its PeerInfo): 0, or the weftResult_t that broke its
+  /// communicator. Written once, on failure; read by peers only while a wait lasts long.
+  std::atomic<uint64_t>& FailureWord(int node_rank) const {
+    return *reinterpret_cast<std::atomic<uint64_t>*>(counters_ +
+                                                     (node_rank * kLines + kCounters) * 64 + 32);
+  }
+  /// Tells the node peers that this rank's communicator broke with status s.
+  void RaiseFailure(uint64_t s) { FailureWord(rank_).store(s, std::memory_order_release); }
+  /// A peer that failed (raised its failure word) or whose process has exited: true with its
+  /// node rank, its failure (0 if it exited) and whether it exited. A stopped process is alive.
+  bool FindFailedPeer(int* who, uint64_t* failure, bool* exited) const;
   /// The placement probe's lines of node rank r (placement_probe.h): `ping` is written by node
   /// rank 0 (its word 1 holds the verdict in rank 0's line), `echo` by rank r.
   std::atomic<uint64_t>& ProbePing(int node_rank, int word = 0) const {
@@ -99,6 +112,8 @@ class ShmSegment {
   uint64_t slot_bytes_ = 0;
   int nranks_ = 0, rank_ = 0;
   BankPlacer banks_{0};
+  std::vector<pid_t> pids_;  // node ranks' process ids, where every rank can see every process
+  bool pids_usable_ = false;
 };
 
 }  // namespace weft
