@@ -27,8 +27,16 @@ extern "C" {
 /// One integer for the version: MAJOR*10000 + MINOR*100 + PATCH (NCCL's scheme).
 #define WEFT_VERSION_CODE (WEFT_MAJOR * 10000 + WEFT_MINOR * 100 + WEFT_PATCH)
 
+/// In C++ the enums below are int-based, so that any int a caller passes is a value of the
+/// type and is checked as such (C sees plain enums, also int-sized: the ABI is the same).
+#ifdef __cplusplus
+#define WEFT_ENUM_BASE : int
+#else
+#define WEFT_ENUM_BASE
+#endif
+
 /// Status of every call. The numbering is part of the ABI.
-typedef enum {
+typedef enum WEFT_ENUM_BASE {
   weftSuccess = 0,
   weftUnhandledDeviceError = 1,
   weftSystemError = 2,
@@ -44,7 +52,7 @@ typedef enum {
 } weftResult_t;
 
 /// Element types. fp16/bf16 reductions accumulate in fp32.
-typedef enum {
+typedef enum WEFT_ENUM_BASE {
   weftInt8 = 0,
   weftChar = 0,
   weftUint8 = 1,
@@ -65,7 +73,7 @@ typedef enum {
 
 /// Reduction operators. Integer Sum and Prod wrap in two's complement; integer Avg is
 /// the exact mean truncated toward zero.
-typedef enum {
+typedef enum WEFT_ENUM_BASE {
   weftSum = 0,
   weftProd = 1,
   weftMax = 2,

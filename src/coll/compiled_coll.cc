@@ -215,7 +215,12 @@ WEFT_HOT ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scra
 WEFT_HOT Status CompiledColl::Resume(Comm& comm, bool blocking, bool* done) {
   const char* why = nullptr;
   Status s = interp_.Resume(transport_, blocking, done, &why);
-  if (s != weftSuccess && why != nullptr) {
+  if (s == weftSuccess) return s;
+  // Once an execution has begun, its peers may have sent, signalled or be waiting: a message
+  // still in flight could land in reused scratch or match a later execution's. The
+  // communicator is broken, and every later call says so (as NCCL reports an async error).
+  comm.Break(s);
+  if (why != nullptr) {
     return comm.Fail(s, "compiled %s: %s", sched::RecipeText(recipe).c_str(), why);
   }
   return s;

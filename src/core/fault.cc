@@ -7,7 +7,7 @@
 
 namespace weft {
 
-bool FaultAt(const char* site, int world_rank) {
+bool FaultAt(const char* site, int rank) {
   static const std::string spec = GetParams().WEFT_FAULT;
   if (spec.empty()) return false;
   const size_t n = std::strlen(site);
@@ -18,7 +18,7 @@ bool FaultAt(const char* site, int world_rank) {
     const std::string item = spec.substr(at, end - at);
     if (item.size() > n + 1 && item.compare(0, n, site) == 0 && item[n] == ':') {
       const std::string who = item.substr(n + 1);
-      if (who == "*" || who == std::to_string(world_rank)) return true;
+      if (who == "*" || who == std::to_string(rank)) return true;
     }
     at = end + 1;
   }

@@ -1,13 +1,14 @@
 // Test-only fault injection: WEFT_FAULT="site:rank[,site:rank...]" makes the named step fail
-// on that MPI_COMM_WORLD rank (rank * for every rank), so tests can show what the other ranks
-// do when one fails. Empty by default: each check is then one load of a cached flag.
-// Sites: device_setup (communicator creation's device backend), staging_copy (a staged
-// device chunk's copy), exec_after_send (an execution, once its first message is posted).
+// on that rank (rank * for every rank), so tests can show what the other ranks do when one
+// fails. Empty by default: each check is then one load of a cached flag.
+// Sites: device_setup (communicator creation's device backend; rank in MPI_COMM_WORLD),
+// exec_after_send (a compiled execution over MPI, right after its first message is posted;
+// rank in the communicator).
 #pragma once
 
 namespace weft {
 
-/// True when WEFT_FAULT names site for world_rank (the caller's rank in MPI_COMM_WORLD).
-bool FaultAt(const char* site, int world_rank);
+/// True when WEFT_FAULT names site for rank (as the site counts ranks: see above).
+bool FaultAt(const char* site, int rank);
 
 }  // namespace weft

@@ -2,13 +2,18 @@
 
 #include "coll/compiled_coll.h"
 #include "core/hot_path.h"
+#include "transport/mpi/mpi_wait.h"
 
 namespace weft {
 
 NativeProgram::NativeProgram() = default;
 
 NativeProgram::~NativeProgram() {
-  if (req_ != MPI_REQUEST_NULL) PMPI_Wait(&req_, MPI_STATUS_IGNORE);
+  // Never wait here (a peer may be gone): an execution still active is abandoned.
+  if (req_ != MPI_REQUEST_NULL) {
+    PMPI_Cancel(&req_);
+    PMPI_Request_free(&req_);
+  }
   for (auto& t : types_) PMPI_Type_free(&t);
 }
 
@@ -93,10 +98,10 @@ WEFT_HOT Status NativeProgram::Test(Comm& comm, bool* done) {
 WEFT_HOT Status NativeProgram::Wait(Comm& comm) {
   if (compiled) return compiled->Wait(comm);
   while (active_) {
-    int err = PMPI_Wait(&req_, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS) {
+    Status s = WaitAllWithin(comm, 1, &req_, steps[next_].what);
+    if (s != weftSuccess) {
       active_ = false;
-      return comm.FailMpi(err, steps[next_].what);
+      return s;
     }
     if (steps[next_].after) steps[next_].after(bind_);
     if (++next_ == steps.size()) {

@@ -59,6 +59,15 @@ void FillInput(const sched::CollSpec& spec, int rank, uint64_t seed, unsigned ch
   }
 }
 
+namespace {
+
+// memcpy with a null pointer is undefined even for 0 bytes, and empty inputs have none.
+void CopyBytes(void* dst, const void* src, size_t n) {
+  if (n > 0) std::memcpy(dst, src, n);
+}
+
+}  // namespace
+
 std::vector<unsigned char> Expected(const sched::CollSpec& spec, int rank,
                                     const std::vector<std::vector<unsigned char>>& in) {
   const int P = spec.nranks;
@@ -69,7 +78,7 @@ std::vector<unsigned char> Expected(const sched::CollSpec& spec, int rank,
     for (int q = 0; q < P; ++q) srcs[q] = in[q].data() + offset;
     // Rank order, pairwise left to right (k-way in one call would round fp16 once; two at a
     // time matches the exactness argument of FillInput either way).
-    std::memcpy(dst, srcs[0], bytes);
+    CopyBytes(dst, srcs[0], bytes);
     for (int q = 1; q < P; ++q) {
       const void* two[2] = {dst, srcs[q]};
       KWayReduce(dst, two, 2, bytes / es, spec.dtype, spec.op);
@@ -86,13 +95,13 @@ std::vector<unsigned char> Expected(const sched::CollSpec& spec, int rank,
       reduce_range(rank * blk, blk, out.data());
       break;
     case Coll::kBroadcast:
-      std::memcpy(out.data(), in[spec.root].data(), blk);
+      CopyBytes(out.data(), in[spec.root].data(), blk);
       break;
     case Coll::kAllGather:
-      for (int q = 0; q < P; ++q) std::memcpy(out.data() + q * blk, in[q].data(), blk);
+      for (int q = 0; q < P; ++q) CopyBytes(out.data() + q * blk, in[q].data(), blk);
       break;
     case Coll::kAllToAll:
-      for (int q = 0; q < P; ++q) std::memcpy(out.data() + q * blk, in[q].data() + rank * blk, blk);
+      for (int q = 0; q < P; ++q) CopyBytes(out.data() + q * blk, in[q].data() + rank * blk, blk);
       break;
   }
   return out;

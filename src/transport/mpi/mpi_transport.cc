@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "core/fault.h"
+#include "transport/mpi/mpi_wait.h"
+
 namespace weft {
 namespace {
 constexpr uint64_t kPieceBytes = 1ull << 30;
@@ -18,6 +21,9 @@ Status MpiTransport::Post(bool send, int peer, void* buf, uint64_t bytes, int ta
       return comm_.FailMpi(err, send ? "MPI_Isend (schedule)" : "MPI_Irecv (schedule)");
     }
   }
+  if (send && reqs_.size() == 1 && FaultAt("exec_after_send", comm_.rank)) {
+    return comm_.Fail(weftSystemError, "injected fault (WEFT_FAULT=exec_after_send)");
+  }
   return weftSuccess;
 }
 
@@ -33,26 +39,24 @@ Status MpiTransport::Complete(bool blocking, bool* done) {
   *done = true;
   if (reqs_.empty()) return weftSuccess;
   const int n = static_cast<int>(reqs_.size());
-  int err;
   if (blocking) {
-    err = PMPI_Waitall(n, reqs_.data(), MPI_STATUSES_IGNORE);
-  } else {
-    int flag = 0;
-    err = PMPI_Testall(n, reqs_.data(), &flag, MPI_STATUSES_IGNORE);
-    *done = flag != 0;
+    Status s = WaitAllWithin(comm_, n, reqs_.data(), "MPI_Testall (schedule)");
+    if (s == weftSuccess) reqs_.clear();
+    return s;
   }
-  if (err != MPI_SUCCESS)
-    return comm_.FailMpi(err, blocking ? "MPI_Waitall (schedule)" : "MPI_Testall (schedule)");
+  int flag = 0;
+  const int err = PMPI_Testall(n, reqs_.data(), &flag, MPI_STATUSES_IGNORE);
+  *done = flag != 0;
+  if (err != MPI_SUCCESS) return comm_.FailMpi(err, "MPI_Testall (schedule)");
   if (*done) reqs_.clear();
   return weftSuccess;
 }
 
 void MpiTransport::Cancel() {
-  // After an error the peers may never match these; free them so nothing waits on them. MPI
-  // completes freed operations in the background (or the communicator is being torn down).
-  for (MPI_Request& r : reqs_) {
-    if (r != MPI_REQUEST_NULL) PMPI_Request_free(&r);
-  }
+  // After an error the peers may never match these. Receives are cancelled, not just freed: a
+  // freed receive stays posted, and a peer's late message would land in scratch or a user
+  // buffer that has been reused or freed since (seen: heap corruption in mp.faults).
+  CancelAll(static_cast<int>(reqs_.size()), reqs_.data());
   reqs_.clear();
 }
 

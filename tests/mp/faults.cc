@@ -1,0 +1,88 @@
+// One rank fails (WEFT_FAULT injects it; see src/core/fault.h) and every rank must come out
+// with an error, never hang:
+//   --device-setup  WEFT_FAULT=device_setup:1: rank 1's device backend fails while the
+//                   communicator is made. Every rank's weftCommInitMPI fails (rank 1 with its
+//                   own error, the others with weftRemoteError) within seconds.
+//   --after-send    WEFT_FAULT=exec_after_send:1, WEFT_SHM=0, a forced point-to-point recipe:
+//                   rank 1 fails right after posting its first message of an allreduce. Rank 1
+//                   returns its error, the others weftTimeout (or weftRemoteError) within
+//                   WEFT_TIMEOUT_S plus two seconds (their MPI waits poll against it), and on
+//                   every rank the communicator is broken: the next call fails at once and
+//                   weftCommGetAsyncError names the failure.
+#include <string>
+#include <vector>
+
+#include "mp_check.h"
+
+namespace {
+
+double Seconds() { return MPI_Wtime(); }
+
+void DeviceSetup(mpt::Report& report, int rank) {
+  weftComm_t comm = nullptr;
+  const double t0 = Seconds();
+  weftResult_t r = weftCommInitMPI(&comm, MPI_COMM_WORLD);
+  const double took = Seconds() - t0;
+  const std::string why = std::string(weftGetErrorString(r)) + ": " + weftGetLastError(nullptr);
+  if (rank == 1) {
+    report.Case(r == weftSystemError && why.find("injected") != std::string::npos,
+                "the failing rank reports its own error", why);
+  } else {
+    report.Case(r == weftRemoteError && comm == nullptr, "the others learn of it", why);
+  }
+  report.Case(took < 10.0, "nobody waits", std::to_string(took) + " s");
+}
+
+void AfterSend(mpt::Report& report, int rank, double timeout_s) {
+  weftComm_t comm = nullptr;
+  if (weftCommInitMPI(&comm, MPI_COMM_WORLD) != weftSuccess) {
+    report.Case(false, "init", weftGetLastError(nullptr));
+    return;
+  }
+  const size_t n = 1 << 17;  // 1 MiB of doubles: several messages each way
+  std::vector<double> a(n, 1.0), b(n);
+  const double t0 = Seconds();
+  weftResult_t r = weftAllReduce(a.data(), b.data(), n, weftDouble, weftSum, comm, nullptr);
+  const double took = Seconds() - t0;
+  const std::string why = std::string(weftGetErrorString(r)) + " after " + std::to_string(took) +
+                          " s: " + weftGetLastError(comm);
+  if (rank == 1) {
+    report.Case(r == weftSystemError && why.find("injected") != std::string::npos,
+                "the failing rank reports its own error", why);
+  } else {
+    report.Case((r == weftTimeout || r == weftRemoteError) && took < timeout_s + 2.0,
+                "the others give up by the deadline", why);
+  }
+  const double t1 = Seconds();
+  r = weftAllReduce(a.data(), b.data(), 8, weftDouble, weftSum, comm, nullptr);
+  report.Case(r == weftRemoteError && Seconds() - t1 < 1.0,
+              "the communicator is broken: the next call fails at once", weftGetLastError(comm));
+  weftResult_t async = weftSuccess;
+  report.Case(weftCommGetAsyncError(comm, &async) == weftSuccess && async != weftSuccess,
+              "weftCommGetAsyncError reports it", weftGetErrorString(async));
+  report.Case(weftCommAbort(comm) == weftSuccess, "abort");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  mpt::Report report(MPI_COMM_WORLD);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  const char* t = std::getenv("WEFT_TIMEOUT_S");
+  if (size < 2) {
+    report.Case(false, "needs at least 2 ranks");
+  } else if (mode == "--device-setup") {
+    DeviceSetup(report, rank);
+  } else if (mode == "--after-send") {
+    AfterSend(report, rank, t ? std::atof(t) : 600);
+  } else {
+    report.Case(false, "unknown mode '" + mode + "'");
+  }
+  const int rc = report.Finish(("faults " + mode).c_str());
+  MPI_Finalize();
+  return rc;
+}
