@@ -60,7 +60,9 @@ weft_build() {
     -DMPI_C_COMPILER="$WEFT_MPICC" -DMPIEXEC_EXECUTABLE="$WEFT_MPIEXEC" ${WEFT_CMAKE_ARGS:-} \
     > "$WEFT_BUILD.configure.log" 2>&1 ||
     { cat "$WEFT_BUILD.configure.log"; exit 1; }
-  cmake --build "$WEFT_BUILD" -j "$(nproc)" > "$WEFT_BUILD.build.log" 2>&1 ||
+  # WEFT_TARGETS: build only these targets (the sanitizer runs need only their tests).
+  cmake --build "$WEFT_BUILD" -j "$(nproc)" ${WEFT_TARGETS:+--target $WEFT_TARGETS} \
+    > "$WEFT_BUILD.build.log" 2>&1 ||
     { grep -E -A3 "error|Error" "$WEFT_BUILD.build.log" | head -60; exit 1; }
 }
 

@@ -1,6 +1,7 @@
 #include "coll/compiled_coll.h"
 
 #include <mutex>
+#include <tuple>
 
 #include "core/dtype.h"
 #include "core/hot_path.h"
@@ -135,6 +136,27 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
 
 CompiledColl::~CompiledColl() {
   if (comm_.shm_user == this) comm_.shm_user = nullptr;
+  for (CompiledColl*& user : comm_.tag_slot_users) {
+    if (user == this) user = nullptr;
+  }
+}
+
+WEFT_HOT Status CompiledColl::ClaimTagSlot(Comm& comm) {
+  static_assert(std::tuple_size_v<decltype(comm.tag_slot_users)> == kScheduleSlots,
+                "one user per tag slot of the MPI transport");
+  const uint32_t start = comm.schedule_starts.fetch_add(1);
+  CompiledColl*& user = comm.tag_slot_users[start % kScheduleSlots];
+  CompiledColl* prev = user;
+  user = this;
+  transport_.set_slot(start);
+  // The execution 64 starts back used these tags: were it still running, its messages and
+  // this one's could match each other's receives. Every rank starts executions in the same
+  // order, so every rank finishes that one here, and it can finish: its peers do the same.
+  if (prev != nullptr && prev != this && prev->interp_.active()) {
+    bool done = false;
+    WEFT_CHECK(prev->Resume(comm, true, &done));
+  }
+  return weftSuccess;
 }
 
 WEFT_HOT Status CompiledColl::ClaimNodeSegment(Comm& comm) {
@@ -231,7 +253,7 @@ WEFT_HOT Status CompiledColl::Run(Comm& comm, const Bind& bind) {
     return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");
   }
   WEFT_CHECK(ClaimNodeSegment(comm));
-  transport_.set_slot(comm.schedule_starts.fetch_add(1));
+  WEFT_CHECK(ClaimTagSlot(comm));
   interp_.Start(&bytecode, Buffers(bind, comm.ScheduleScratch(bytecode.scratch_bytes)));
   bool done = false;
   return Resume(comm, true, &done);
@@ -245,7 +267,7 @@ WEFT_HOT Status CompiledColl::Start(Comm& comm, const Bind& bind) {
     own_scratch_.reset(new unsigned char[bytecode.scratch_bytes]);
   }
   WEFT_CHECK(ClaimNodeSegment(comm));
-  transport_.set_slot(comm.schedule_starts.fetch_add(1));
+  WEFT_CHECK(ClaimTagSlot(comm));
   interp_.Start(&bytecode, Buffers(bind, own_scratch_.get()));
   started_ = true;
   bool done = false;

@@ -45,6 +45,9 @@ class CompiledColl {
   /// Before an execution that uses the node segment: lets the previous user finish and takes
   /// the communicator's current segment (grown if this program needs larger slots).
   Status ClaimNodeSegment(Comm& comm);
+  /// Takes the next tag slot (transport/mpi/mpi_transport.h), first finishing the execution
+  /// that last used it if it is still running.
+  Status ClaimTagSlot(Comm& comm);
   /// Whether this execution writes shared slots with streaming stores (WEFT_SHM_STREAM): with
   /// auto, every (kProbeEvery x node peers)-th execution of kProbeMinBytes or more probes
   /// placement first.

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -57,6 +58,9 @@ struct weftComm {
   /// Executions of compiled collectives started so far (their message slots; see
   /// transport/mpi/mpi_transport.h).
   std::atomic<uint32_t> schedule_starts{0};
+  /// The compiled execution that last took each of the MPI transport's 64 tag slots
+  /// (kScheduleSlots): a start finishes the one before it in its slot first.
+  std::array<weft::CompiledColl*, 64> tag_slot_users{};
   /// Built programs of blocking calls (see program_cache.h); emptied before the comm is freed.
   std::unique_ptr<weft::ProgramCache> cache;
   /// Device backend, bound device and staging pool (never null on a live communicator).
