@@ -4,9 +4,9 @@
 # and the install check.
 #   ./scripts/test.sh [--mpi openmpi|mpich] [--sanitize address|thread] [extra ctest flags]
 # --sanitize builds into build-<mpi>-<sanitizer> and runs the subset that fits CI's time:
-#   address (ASan + UBSan; any undefined behaviour fails the test): every unit test, and the
-#     multi-rank tests of bad input, faults, dead peers, plans, large counts and the
-#     collective matrix at 2 and 3 ranks (the simulator sweeps take 9 minutes under ASan on
+#   address (ASan + UBSan; any undefined behaviour fails the test): every unit test, the fuzz
+#     targets (tests/fuzz), and the multi-rank tests of bad input, faults, dead peers, plans,
+#     large counts and the collective matrix at 2 and 3 ranks (the simulator sweeps take 9 minutes under ASan on
 #     2 cores: run them with `--sanitize address -L sim`).
 #   thread (TSan): the unit tests, among them the threads racing on the program cache. The
 #     multi-rank and interposer tests run MPI, whose own synchronisation TSan cannot see.
@@ -17,14 +17,15 @@ weft_parse_mpi "$@"
 weft_install_deps
 case "$WEFT_SANITIZE" in
   address)
-    export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1  # MPI leaks by design
+    # MPI leaks by design; abort_on_error lets weft-fuzz save the input that crashed.
+    export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
     weft_build
     echo "== testing ($WEFT_MPI, ASan + UBSan)"
     cd "$WEFT_BUILD"
     if [ ${#WEFT_ARGS[@]} -gt 0 ]; then
       ctest --output-on-failure --timeout 900 "${WEFT_ARGS[@]}"
     else
-      ctest --output-on-failure --timeout 900 -j 2 -L unit
+      ctest --output-on-failure --timeout 900 -j 2 -L 'unit|fuzz'
       ctest --output-on-failure --timeout 900 -j 2 \
         -R 'mp\.(coll_matrix\.np[23]$|bad_input|plan\.np[23]$|faults|dead_peer\.np|large)'
     fi

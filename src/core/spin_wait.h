@@ -33,6 +33,9 @@ bool SpinThenYield(Done done, uint64_t spins, int64_t timeout_s, GiveUp give_up)
   }
   using Clock = std::chrono::steady_clock;
   auto last_check = Clock::now();
+  // WEFT_TIMEOUT_S comes from the environment: a huge value must not overflow the clock.
+  constexpr int64_t kMaxTimeoutS = int64_t{1} << 32;  // 136 years
+  timeout_s = timeout_s < 0 ? 0 : (timeout_s > kMaxTimeoutS ? kMaxTimeoutS : timeout_s);
   const auto deadline = last_check + std::chrono::seconds(timeout_s);
   for (uint64_t i = 0;; ++i) {
     if (done()) return true;

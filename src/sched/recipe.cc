@@ -1,6 +1,7 @@
 #include "sched/recipe.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 
 #include "sched/algos/generator.h"
@@ -35,17 +36,21 @@ std::vector<int> CanonicalRexch(const std::vector<int>& f) {
 bool ParseBytes(const std::string& text, uint64_t* out) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
   char* end = nullptr;
+  errno = 0;
   uint64_t v = std::strtoull(text.c_str(), &end, 10);
+  if (errno == ERANGE) return false;
   std::string suffix(end);
+  int shift = 0;
   if (suffix == "K" || suffix == "k")
-    v <<= 10;
+    shift = 10;
   else if (suffix == "M" || suffix == "m")
-    v <<= 20;
+    shift = 20;
   else if (suffix == "G" || suffix == "g")
-    v <<= 30;
+    shift = 30;
   else if (!suffix.empty())
     return false;
-  *out = v;
+  if (shift > 0 && v > (UINT64_MAX >> shift)) return false;  // the suffix would overflow
+  *out = v << shift;
   return true;
 }
 
@@ -79,6 +84,12 @@ bool ParseRecipe(const std::string& text, Recipe* out, std::string* why) {
   if (at != std::string::npos) {
     if (!ParseBytes(body.substr(at + 1), &r.chunk_bytes) || r.chunk_bytes == 0) {
       *why = "bad chunk size '" + body.substr(at + 1) + "' (e.g. 64K)";
+      return false;
+    }
+    // A chunk is held in scratch or in every rank's node slot at once: past 1 GiB it is no
+    // pipeline, only a way to exhaust memory.
+    if (r.chunk_bytes > kMaxChunkBytes) {
+      *why = "chunk size '" + body.substr(at + 1) + "' is over the 1G limit";
       return false;
     }
     body = body.substr(0, at);

@@ -26,7 +26,9 @@ struct Recipe {
 std::string RecipeText(const Recipe& r);
 /// Parses the text form; false with the reason in *why (unknown generator, bad factor, ...).
 bool ParseRecipe(const std::string& text, Recipe* out, std::string* why);
-/// Parses "64K", "1M", "4096" into bytes.
+/// The largest chunk a recipe may name (@1G).
+inline constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 30;
+/// Parses "64K", "1M", "4096" into bytes; false on anything else or on overflow.
 bool ParseBytes(const std::string& text, uint64_t* out);
 /// Bytes as the shortest exact text with a suffix ("64K", "3000").
 std::string BytesText(uint64_t bytes);

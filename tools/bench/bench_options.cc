@@ -1,5 +1,6 @@
 #include "bench_options.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -53,6 +54,9 @@ const char* CollName(Coll c) {
   return k[static_cast<int>(c)];
 }
 
+// Iterations per size: a run must end (ten million 8-byte calls take tens of seconds).
+constexpr int kMaxIters = 10'000'000;
+
 bool ParseSize(const std::string& text, size_t* out) {
   char* end = nullptr;
   double v = std::strtod(text.c_str(), &end);
@@ -79,7 +83,20 @@ bool ParseSize(const std::string& text, size_t* out) {
   }
   if (*end == 'B' || *end == 'b') ++end;
   if (*end != '\0') return false;
-  *out = static_cast<size_t>(v * static_cast<double>(mult));
+  const double bytes = v * static_cast<double>(mult);
+  if (!(bytes <= 281474976710656.0)) return false;  // 2^48, what weft accepts (NaN fails too)
+  *out = static_cast<size_t>(bytes);
+  return true;
+}
+
+// A whole decimal integer in [lo, hi] (atoi took "12x" as 12 and overflowed on long input).
+bool ParseInt(const std::string& text, long long lo, long long hi, int* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
+  *out = static_cast<int>(v);
   return true;
 }
 
@@ -117,13 +134,13 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
     else if (a == "-e" || a == "--maxbytes")
       ok = ParseSize(v, &o->max_bytes);
     else if (a == "-f" || a == "--stepfactor")
-      ok = (o->factor = std::atof(v.c_str())) > 1;
+      ok = (o->factor = std::atof(v.c_str())) > 1 && o->factor <= 1024;
     else if (a == "-d" || a == "--datatype")
       ok = weft::ParseType(v, &o->type);
     else if (a == "-o" || a == "--op")
       ok = weft::ParseOp(v, &o->op);
     else if (a == "-r" || a == "--root")
-      o->root = std::atoi(v.c_str());
+      ok = ParseInt(v, 0, 1 << 20, &o->root);
     else if (a == "--memory") {
       o->device_memory = v == "device";
       o->shared_memory = v == "shared";
@@ -144,12 +161,14 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       o->min_bytes = o->max_bytes = n * weft::TypeSize(o->type);
       o->elements = n;
     } else if (a == "-w" || a == "--warmup_iters" || a == "--warmup")
-      ok = (o->warmup = std::atoi(v.c_str())) >= 0;
+      ok = ParseInt(v, 0, kMaxIters, &o->warmup);
     else if (a == "-n" || a == "--iters")
-      ok = (o->iters = std::atoi(v.c_str())) > 0;
-    else if (a == "-c" || a == "--check" || a == "--validate")
-      o->check = std::atoi(v.c_str()) != 0;
-    else if (a == "--cold")
+      ok = ParseInt(v, 1, kMaxIters, &o->iters);
+    else if (a == "-c" || a == "--check" || a == "--validate") {
+      int check = 0;
+      ok = ParseInt(v, 0, 1, &check);
+      o->check = check != 0;
+    } else if (a == "--cold")
       ok = ParseSize(v, &o->cold_bytes);
     else if (a == "--timing") {
       o->loop = v == "loop";

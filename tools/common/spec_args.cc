@@ -1,14 +1,26 @@
 #include "common/spec_args.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "core/dtype.h"
 #include "sched/compile.h"
 #include "sched/ir/program.h"
 
 namespace weft::tools {
+
+bool ParseInt(const std::string& text, long long lo, long long hi, long long* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
 
 const char* SpecUsage() {
   return "<allreduce|reduce_scatter|allgather|bcast|reduce|alltoall> -p P -n COUNT\n"
@@ -33,7 +45,10 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
     std::string v;
     bool ok = true;
     if (f == "-p") {
-      ok = value(&v) && (a->spec.nranks = std::atoi(v.c_str())) >= 1;
+      long long p = 0;
+      ok = value(&v) && ParseInt(v, 1, kMaxRanks, &p);
+      if (!ok) a->rest_error = "-p: ranks from 1 to " + std::to_string(kMaxRanks);
+      a->spec.nranks = static_cast<int>(p);
       have_p = true;
     } else if (f == "-n") {
       uint64_t n = 0;
@@ -50,8 +65,9 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
         ok = ok && ParseOp(v, &a->spec.op);
       }
     } else if (f == "--root") {
-      ok = value(&v);
-      a->spec.root = std::atoi(v.c_str());
+      long long root = -1;
+      ok = value(&v) && ParseInt(v, 0, kMaxRanks - 1, &root);
+      a->spec.root = static_cast<int>(root);
     } else if (f == "--in-place") {
       a->spec.in_place = true;
     } else if (f == "--recipe") {
@@ -61,7 +77,8 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       a->has_recipe = true;
     } else if (f == "--topology") {
       int nodes = 0, per = 0;
-      ok = value(&v) && std::sscanf(v.c_str(), "%dx%d", &nodes, &per) == 2 && nodes > 0 && per > 0;
+      ok = value(&v) && std::sscanf(v.c_str(), "%dx%d", &nodes, &per) == 2 && nodes > 0 &&
+           per > 0 && static_cast<long long>(nodes) * per <= kMaxRanks;
       if (ok) {
         a->nodes = nodes;
         a->model.ranks_per_node = per;
@@ -81,6 +98,20 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
     return false;
   }
   if (a->spec.op == ir::kOpMatMul2x2) a->spec.dtype = weftUint64;
+  // Every rank's buffers of the call, as the simulator holds them at once (an upper bound:
+  // blocks of P count elements on one side for allgather and reduce_scatter, both for alltoall).
+  const long double p = a->spec.nranks;
+  const long double sides =
+      a->spec.coll == sched::Coll::kAllToAll ? 2 * p
+      : a->spec.coll == sched::Coll::kAllGather || a->spec.coll == sched::Coll::kReduceScatter
+          ? 1 + p
+          : 2;
+  const long double bytes =
+      static_cast<long double>(a->spec.count) * sched::ElemBytes(a->spec) * p * sides;
+  if (bytes > static_cast<long double>(kMaxCallBytes)) {
+    a->rest_error = "-n: the call's buffers over all ranks would exceed 8G";
+    return false;
+  }
   if (a->spec.root < 0 || a->spec.root >= a->spec.nranks) {
     a->rest_error = "--root out of range";
     return false;

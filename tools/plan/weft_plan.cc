@@ -28,9 +28,11 @@ bool Extra(int argc, char** argv, int* i, void* ctx) {
     const std::string v = argv[++*i];
     if (v == "all") {
       f->all = true;
-    } else {
-      f->rank = std::atoi(v.c_str());
+      return true;
     }
+    long long rank = 0;
+    if (!weft::tools::ParseInt(v, 0, weft::tools::kMaxRanks - 1, &rank)) return false;
+    f->rank = static_cast<int>(rank);
     return true;
   }
   return false;
