@@ -241,9 +241,16 @@ bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment
     std::shared_ptr<weft::ShmSegment> seg;
     if (weft::ShmSegment::Create(node_comm, slot_bytes, &seg, &why) != weftSuccess) {
       shm_failed_ = true;
-      if (shm_) {  // growing failed: this call fails, later builds avoid shared memory
-        WEFT_WARN(kColl, "cannot grow the shared-memory segment to %llu-byte slots (%s)",
+      if (shm_) {
+        // Growing failed (on every rank: Create agrees): this call fails, and the cached
+        // programs built for shared memory go, so that later blocking calls are built anew
+        // for point-to-point schedules instead of failing here each time. Plans built for
+        // shared memory keep failing with this reason: they must be made again.
+        WEFT_WARN(kColl,
+                  "cannot grow the shared-memory segment to %llu-byte slots (%s): later calls "
+                  "use point-to-point schedules; plans made before must be made again",
                   static_cast<unsigned long long>(slot_bytes), why.c_str());
+        cache->Clear();
       } else {
         WEFT_INFO(kColl, "no shared-memory segment (%s): point-to-point schedules only",
                   why.c_str());

@@ -9,6 +9,10 @@
 //                   WEFT_TIMEOUT_S plus two seconds (their MPI waits poll against it), and on
 //                   every rank the communicator is broken: the next call fails at once and
 //                   weftCommGetAsyncError names the failure.
+//   --shm-grow      WEFT_FAULT=shm_grow:0, one node, WEFT_RECIPE=shmpipe@1M: the node segment
+//                   cannot grow for a large call. That call fails on every rank; the same call
+//                   again runs on a point-to-point schedule and is right (before, the cached
+//                   program for shared memory failed on every later call).
 #include <string>
 #include <vector>
 
@@ -63,6 +67,30 @@ void AfterSend(mpt::Report& report, int rank, double timeout_s) {
   report.Case(weftCommAbort(comm) == weftSuccess, "abort");
 }
 
+void ShmGrow(mpt::Report& report, int size) {
+  weftComm_t comm = nullptr;
+  if (weftCommInitMPI(&comm, MPI_COMM_WORLD) != weftSuccess) {
+    report.Case(false, "init", weftGetLastError(nullptr));
+    return;
+  }
+  const size_t n = 1 << 20;  // 8 MiB of doubles: slots of 1 MiB windows, past the first segment
+  std::vector<double> a(n, 1.0), b(n, 0.0);
+  weftResult_t r = weftAllReduce(a.data(), b.data(), n, weftDouble, weftSum, comm, nullptr);
+  report.Case(r == weftSystemError, "the call that needs a larger segment fails",
+              std::string(weftGetErrorString(r)) + ": " + weftGetLastError(comm));
+  for (int round = 0; round < 2; ++round) {
+    r = weftAllReduce(a.data(), b.data(), n, weftDouble, weftSum, comm, nullptr);
+    report.Case(
+        r == weftSuccess && b[0] == size && b[n - 1] == size,
+        "the same call again runs point to point, right (round " + std::to_string(round) + ")",
+        weftGetLastError(comm));
+  }
+  double v = 1.0;
+  r = weftAllReduce(&v, &v, 1, weftDouble, weftSum, comm, nullptr);
+  report.Case(r == weftSuccess && v == size, "small calls still work", weftGetLastError(comm));
+  report.Case(weftCommDestroy(comm) == weftSuccess, "destroy");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -77,6 +105,8 @@ int main(int argc, char** argv) {
     report.Case(false, "needs at least 2 ranks");
   } else if (mode == "--device-setup") {
     DeviceSetup(report, rank);
+  } else if (mode == "--shm-grow") {
+    ShmGrow(report, size);
   } else if (mode == "--after-send") {
     AfterSend(report, rank, t ? std::atof(t) : 600);
   } else {

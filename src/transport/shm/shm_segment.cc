@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/fault.h"
+
 namespace weft {
 namespace {
 
@@ -60,14 +62,23 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   int ok = 1;
   if (rank == 0) {
     std::snprintf(name, sizeof name, "/weft-%d-%d", static_cast<int>(getpid()), serial++);
-    const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    // WEFT_FAULT=shm_grow:0 (node rank 0) makes every segment after the process's first fail,
+    // as a full /dev/shm would.
+    const bool injected = serial > 1 && FaultAt("shm_grow", rank);
+    const int fd = injected ? -1 : shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     ok = fd >= 0 && ftruncate(fd, static_cast<off_t>(seg->bytes_)) == 0;
-    if (!ok) *why = std::string("shm_open/ftruncate ") + name + ": " + std::strerror(errno);
+    if (!ok) {
+      *why = std::string("shm_open/ftruncate ") + name + ": " +
+             (injected ? "injected fault (WEFT_FAULT=shm_grow)" : std::strerror(errno));
+    }
     if (fd >= 0) close(fd);
     if (!ok) shm_unlink(name);
   }
-  PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, node_comm);
-  PMPI_Bcast(&ok, 1, MPI_INT, 0, node_comm);
+  if (PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, node_comm) != MPI_SUCCESS ||
+      PMPI_Bcast(&ok, 1, MPI_INT, 0, node_comm) != MPI_SUCCESS) {
+    *why = "MPI_Bcast of the segment's name failed";
+    return weftSystemError;
+  }
   if (!ok) {
     if (why->empty()) *why = "node rank 0 could not create the segment";
     return weftSystemError;
@@ -84,7 +95,7 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   }
   if (!mapped) *why = std::string("mapping ") + name + ": " + std::strerror(errno);
   int all = 0;
-  PMPI_Allreduce(&mapped, &all, 1, MPI_INT, MPI_MIN, node_comm);  // everyone has mapped it
+  if (PMPI_Allreduce(&mapped, &all, 1, MPI_INT, MPI_MIN, node_comm) != MPI_SUCCESS) all = 0;
   if (rank == 0) shm_unlink(name);  // nothing is left in /dev/shm, whatever happens next
   if (!all) {
     if (why->empty()) *why = "a node peer could not map the segment";
@@ -95,11 +106,13 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   // make a live peer look gone.
   seg->pids_.resize(n);
   const pid_t me = getpid();
-  PMPI_Allgather(&me, sizeof me, MPI_BYTE, seg->pids_.data(), sizeof me, MPI_BYTE, node_comm);
-  int visible = 1;
+  int visible = PMPI_Allgather(&me, sizeof me, MPI_BYTE, seg->pids_.data(), sizeof me, MPI_BYTE,
+                               node_comm) == MPI_SUCCESS;
   for (pid_t p : seg->pids_) visible &= kill(p, 0) == 0 || errno == EPERM;
   int all_visible = 0;
-  PMPI_Allreduce(&visible, &all_visible, 1, MPI_INT, MPI_MIN, node_comm);
+  if (PMPI_Allreduce(&visible, &all_visible, 1, MPI_INT, MPI_MIN, node_comm) != MPI_SUCCESS) {
+    all_visible = 0;
+  }
   seg->pids_usable_ = all_visible == 1;
   seg->counters_ = static_cast<unsigned char*>(seg->base_);
   seg->probe_block_ = seg->counters_ + counters;
