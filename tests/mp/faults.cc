@@ -9,10 +9,19 @@
 //                   WEFT_TIMEOUT_S plus two seconds (their MPI waits poll against it), and on
 //                   every rank the communicator is broken: the next call fails at once and
 //                   weftCommGetAsyncError names the failure.
+//   --churn N       N communicators made and destroyed in turn: resident memory after them
+//                   within 16 MiB of what it was after the first 100 (printed), nothing left
+//                   in /dev/shm. For scripts/fault-matrix.sh (10,000) and ctest (a few hundred).
 //   --shm-grow      WEFT_FAULT=shm_grow:0, one node, WEFT_RECIPE=shmpipe@1M: the node segment
 //                   cannot grow for a large call. That call fails on every rank; the same call
 //                   again runs on a point-to-point schedule and is right (before, the cached
 //                   program for shared memory failed on every later call).
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -91,6 +100,55 @@ void ShmGrow(mpt::Report& report, int size) {
   report.Case(weftCommDestroy(comm) == weftSuccess, "destroy");
 }
 
+long ResidentKiB() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+// This process's weft segments in /dev/shm (named weft-PID-SERIAL by the node's rank 0; other
+// tests running beside this one make their own).
+int WeftSegments() {
+  const std::string mine = "weft-" + std::to_string(getpid()) + "-";
+  int n = 0;
+  if (DIR* d = opendir("/dev/shm")) {
+    while (dirent* e = readdir(d)) n += std::strncmp(e->d_name, mine.c_str(), mine.size()) == 0;
+    closedir(d);
+  }
+  return n;
+}
+
+void Churn(mpt::Report& report, int rank, long cycles) {
+  long after_warmup = 0;
+  bool ok = true;
+  const double t0 = Seconds();
+  for (long i = 0; i < cycles && ok; ++i) {
+    weftComm_t c = nullptr;
+    ok = weftCommInitMPI(&c, MPI_COMM_WORLD) == weftSuccess;
+    double v = 1.0;  // one call each, so that every communicator sets up its segment fully
+    ok = ok && weftAllReduce(&v, &v, 1, weftDouble, weftSum, c, nullptr) == weftSuccess;
+    ok = ok && weftCommDestroy(c) == weftSuccess;
+    if (i == 99) after_warmup = ResidentKiB();
+  }
+  const long end = ResidentKiB();
+  const double took = Seconds() - t0;
+  if (rank == 0) {
+    std::printf(
+        "churn: %ld cycles in %.1f s; resident %ld KiB after 100, %ld KiB after all "
+        "(%+ld KiB); weft segments in /dev/shm: %d\n",
+        cycles, took, after_warmup, end, end - after_warmup, WeftSegments());
+    std::fflush(stdout);
+  }
+  report.Case(ok, "every cycle made, used and destroyed a communicator", weftGetLastError(nullptr));
+  report.Case(cycles < 100 || end - after_warmup < 16 * 1024, "memory stays flat",
+              std::to_string(end - after_warmup) + " KiB more");
+  MPI_Barrier(MPI_COMM_WORLD);
+  report.Case(WeftSegments() == 0, "nothing left in /dev/shm");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,6 +163,8 @@ int main(int argc, char** argv) {
     report.Case(false, "needs at least 2 ranks");
   } else if (mode == "--device-setup") {
     DeviceSetup(report, rank);
+  } else if (mode == "--churn") {
+    Churn(report, rank, argc > 2 ? std::atol(argv[2]) : 300);
   } else if (mode == "--shm-grow") {
     ShmGrow(report, size);
   } else if (mode == "--after-send") {
