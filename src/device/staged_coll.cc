@@ -5,6 +5,7 @@
 #include "coll/run_blocking.h"
 #include "comm/comm.h"
 #include "core/dtype.h"
+#include "core/fault.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "device/comm_device.h"
@@ -60,6 +61,11 @@ Status MoveBlocks(Pipe& p, const Side& s, size_t i, bool down, Stream st) {
   for (int blk = 0; blk < s.blocks && bytes > 0; ++blk) {
     char* user = s.user + (blk * p.count + lo) * p.es;
     char* host = slot + blk * bytes;
+    // WEFT_FAULT=staging_copy:R fails rank R's device->host copy of the second chunk.
+    if (down && i == 1 && FaultAt("staging_copy", p.comm->rank)) {
+      SetThreadLastError("injected fault (WEFT_FAULT=staging_copy)");
+      return Fail(p, "device->host copy");
+    }
     Status st_copy = s.device ? p.b->CopyAsync(down ? host : user, down ? user : host, bytes, st)
                               : p.b->Copy(down ? host : user, down ? user : host, bytes);
     if (st_copy != weftSuccess) return Fail(p, down ? "device->host copy" : "host->device copy");
@@ -178,6 +184,10 @@ Status RunStaged(Comm& comm, const CollArgs& a, const BufferRoute& route, Stream
     if (s == weftSuccess) s = Fail(p, "stream sync");
   }
   dev.pool().Release(buf);
+  // A copy or event that failed here failed on this rank alone, before or between chunks
+  // whose collectives the peers run: they wait for this rank. Break the communicator, which
+  // tells the node peers at once (the others give up at the deadline).
+  if (s != weftSuccess) comm.Break(s);
   return s;
 }
 

@@ -9,6 +9,10 @@
 //                   WEFT_TIMEOUT_S plus two seconds (their MPI waits poll against it), and on
 //                   every rank the communicator is broken: the next call fails at once and
 //                   weftCommGetAsyncError names the failure.
+//   --staging       WEFT_DEVICE=emulated, WEFT_FAULT=staging_copy:1, small staging chunks: rank 1's
+//                   copy of a device buffer's second chunk fails. Rank 1 returns its error; the
+//                   others, waiting in that chunk's collective, return weftRemoteError within
+//                   seconds (before, they waited for ever).
 //   --churn N       N communicators made and destroyed in turn: resident memory after them
 //                   within 16 MiB of what it was after the first 100 (printed), nothing left
 //                   in /dev/shm. For scripts/fault-matrix.sh (10,000) and ctest (a few hundred).
@@ -100,6 +104,35 @@ void ShmGrow(mpt::Report& report, int size) {
   report.Case(weftCommDestroy(comm) == weftSuccess, "destroy");
 }
 
+void Staging(mpt::Report& report, int rank) {
+  weftComm_t comm = nullptr;
+  if (weftCommInitMPI(&comm, MPI_COMM_WORLD) != weftSuccess) {
+    report.Case(false, "init", weftGetLastError(nullptr));
+    return;
+  }
+  const size_t n = 4096;  // 32 KiB of doubles: 8 chunks of 4 KiB
+  void *a = nullptr, *b = nullptr;
+  if (weftDeviceMalloc(&a, n * sizeof(double)) != weftSuccess ||
+      weftDeviceMalloc(&b, n * sizeof(double)) != weftSuccess) {
+    report.Case(false, "weftDeviceMalloc (WEFT_DEVICE=emulated?)", weftGetLastError(nullptr));
+    return;
+  }
+  const double t0 = Seconds();
+  weftResult_t r = weftAllReduce(a, b, n, weftDouble, weftSum, comm, nullptr);
+  const double took = Seconds() - t0;
+  const std::string why = std::string(weftGetErrorString(r)) + " after " + std::to_string(took) +
+                          " s: " + weftGetLastError(comm);
+  if (rank == 1) {
+    report.Case(r == weftUnhandledDeviceError && why.find("injected") != std::string::npos,
+                "the failing rank reports its staging error", why);
+  } else {
+    report.Case(r == weftRemoteError && took < 5.0, "the others learn of it within seconds", why);
+  }
+  weftDeviceFree(a);
+  weftDeviceFree(b);
+  report.Case(weftCommAbort(comm) == weftSuccess, "abort");
+}
+
 long ResidentKiB() {
   long pages = 0, resident = 0;
   if (FILE* f = std::fopen("/proc/self/statm", "r")) {
@@ -163,6 +196,8 @@ int main(int argc, char** argv) {
     report.Case(false, "needs at least 2 ranks");
   } else if (mode == "--device-setup") {
     DeviceSetup(report, rank);
+  } else if (mode == "--staging") {
+    Staging(report, rank);
   } else if (mode == "--churn") {
     Churn(report, rank, argc > 2 ? std::atol(argv[2]) : 300);
   } else if (mode == "--shm-grow") {
