@@ -65,10 +65,8 @@ struct CallArgs {
 /// served, lays out its buffers. Native when the call's routine should run instead.
 Route Prepare(const CallArgs& a);
 
-/// Starts a served call on weft (blocking).
-weftResult_t Launch(const CallArgs& a, const Route& route);
-/// Makes the persistent plan of a served call.
-weftResult_t LaunchInit(const CallArgs& a, const Route& route, weftPlan_t* plan);
+/// Runs a served call on weft (blocking), or with plan set makes its persistent plan instead.
+weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan);
 /// A blocking call end to end: prepare, pack, run on weft, unpack; or native.
 int Run(const CallArgs& a, const NativeFn& native);
 

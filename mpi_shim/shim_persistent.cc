@@ -58,7 +58,7 @@ int Serve(const CallArgs& a, MPI_Request* req, const NativeFn& native) {
   if (rc != MPI_SUCCESS || route.comm == nullptr) return rc;  // bookkeeping work on it
   // An empty signature makes an empty plan on every rank; it runs no step.
   weftPlan_t plan = nullptr;
-  weftResult_t made = LaunchInit(a, route, &plan);
+  weftResult_t made = Launch(a, route, &plan);
   if (made != weftSuccess) {
     // The native request stays valid and runs natively. Plan creation is local, and bad
     // arguments fail it alike on every rank, so every rank makes the same choice here.

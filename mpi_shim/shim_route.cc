@@ -173,44 +173,29 @@ Route Prepare(const CallArgs& a) {
   return route;
 }
 
-weftResult_t Launch(const CallArgs& a, const Route& route) {
+weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan) {
   const Buffers& b = *route.buf;
+  const size_t n = route.count;
+  weftComm_t c = route.comm;
   switch (a.kind) {
     case Kind::kAllreduce:
-      return weftAllReduce(b.src, b.dst, route.count, route.type, route.op, route.comm, nullptr);
+      return plan ? weftAllReduceInit(b.src, b.dst, n, route.type, route.op, c, plan)
+                  : weftAllReduce(b.src, b.dst, n, route.type, route.op, c, nullptr);
     case Kind::kReduce:
-      return weftReduce(b.src, b.dst, route.count, route.type, route.op, a.root, route.comm,
-                        nullptr);
+      return plan ? weftReduceInit(b.src, b.dst, n, route.type, route.op, a.root, c, plan)
+                  : weftReduce(b.src, b.dst, n, route.type, route.op, a.root, c, nullptr);
     case Kind::kBcast:
-      return weftBroadcast(b.src, b.dst, route.count, weftUint8, a.root, route.comm, nullptr);
+      return plan ? weftBroadcastInit(b.src, b.dst, n, weftUint8, a.root, c, plan)
+                  : weftBroadcast(b.src, b.dst, n, weftUint8, a.root, c, nullptr);
     case Kind::kAllgather:
-      return weftAllGather(b.src, b.dst, route.count, weftUint8, route.comm, nullptr);
+      return plan ? weftAllGatherInit(b.src, b.dst, n, weftUint8, c, plan)
+                  : weftAllGather(b.src, b.dst, n, weftUint8, c, nullptr);
     case Kind::kAlltoall:
-      return weftAllToAll(b.src, b.dst, route.count, weftUint8, route.comm, nullptr);
+      return plan ? weftAllToAllInit(b.src, b.dst, n, weftUint8, c, plan)
+                  : weftAllToAll(b.src, b.dst, n, weftUint8, c, nullptr);
     case Kind::kReduceScatterBlock:
-      return weftReduceScatter(b.src, b.dst, route.count, route.type, route.op, route.comm,
-                               nullptr);
-  }
-  return weftInternalError;
-}
-
-weftResult_t LaunchInit(const CallArgs& a, const Route& route, weftPlan_t* plan) {
-  const Buffers& b = *route.buf;
-  switch (a.kind) {
-    case Kind::kAllreduce:
-      return weftAllReduceInit(b.src, b.dst, route.count, route.type, route.op, route.comm, plan);
-    case Kind::kReduce:
-      return weftReduceInit(b.src, b.dst, route.count, route.type, route.op, a.root, route.comm,
-                            plan);
-    case Kind::kBcast:
-      return weftBroadcastInit(b.src, b.dst, route.count, weftUint8, a.root, route.comm, plan);
-    case Kind::kAllgather:
-      return weftAllGatherInit(b.src, b.dst, route.count, weftUint8, route.comm, plan);
-    case Kind::kAlltoall:
-      return weftAllToAllInit(b.src, b.dst, route.count, weftUint8, route.comm, plan);
-    case Kind::kReduceScatterBlock:
-      return weftReduceScatterInit(b.src, b.dst, route.count, route.type, route.op, route.comm,
-                                   plan);
+      return plan ? weftReduceScatterInit(b.src, b.dst, n, route.type, route.op, c, plan)
+                  : weftReduceScatter(b.src, b.dst, n, route.type, route.op, c, nullptr);
   }
   return weftInternalError;
 }
@@ -221,7 +206,7 @@ int Run(const CallArgs& a, const NativeFn& native) {
   if (route.comm == nullptr) return native();
   int rc = route.buf->Before();
   if (rc != MPI_SUCCESS) return rc;
-  weftResult_t r = Launch(a, route);
+  weftResult_t r = Launch(a, route, nullptr);
   if (r != weftSuccess) return Finish(r, a.comm, a.fn);
   return route.buf->After();
 }

@@ -1,12 +1,12 @@
 #include "bench_options.h"
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "bench_colls.h"
 #include "bench_device.h"
+#include "common/parse_int.h"
 #include "core/dtype.h"
 
 namespace bench {
@@ -89,13 +89,10 @@ bool ParseSize(const std::string& text, size_t* out) {
   return true;
 }
 
-// A whole decimal integer in [lo, hi] (atoi took "12x" as 12 and overflowed on long input).
+// A whole decimal integer in [lo, hi] into an int option.
 bool ParseInt(const std::string& text, long long lo, long long hi, int* out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
+  long long v = 0;
+  if (!weft::tools::ParseInt(text, lo, hi, &v)) return false;
   *out = static_cast<int>(v);
   return true;
 }

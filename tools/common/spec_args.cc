@@ -6,21 +6,12 @@
 #include <cstring>
 #include <string>
 
+#include "common/parse_int.h"
 #include "core/dtype.h"
 #include "sched/compile.h"
 #include "sched/ir/program.h"
 
 namespace weft::tools {
-
-bool ParseInt(const std::string& text, long long lo, long long hi, long long* out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
 
 const char* SpecUsage() {
   return "<allreduce|reduce_scatter|allgather|bcast|reduce|alltoall> -p P -n COUNT\n"

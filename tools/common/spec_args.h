@@ -15,9 +15,6 @@ inline constexpr long long kMaxRanks = 1 << 16;
 /// The most bytes of buffers, over all ranks, a simulated call may need (the tools hold them).
 inline constexpr long long kMaxCallBytes = 8ll << 30;
 
-/// A whole decimal integer in [lo, hi] (atoi would take "12x" as 12 and wrap large values).
-bool ParseInt(const std::string& text, long long lo, long long hi, long long* out);
-
 /// What the command line asked for.
 struct SpecArgs {
   sched::CollSpec spec;

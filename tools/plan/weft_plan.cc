@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/parse_int.h"
 #include "common/spec_args.h"
 #include "sched/compile.h"
 #include "sched/ir/text.h"
