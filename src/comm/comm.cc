@@ -130,7 +130,10 @@ Status CreateComm(MPI_Comm user, Comm** out) {
     CPU_ZERO(&mine);
     CPU_ZERO(&all);
     if (sched_getaffinity(0, sizeof(mine), &mine) != 0) CPU_ZERO(&mine);
-    PMPI_Allreduce(&mine, &all, sizeof(cpu_set_t), MPI_BYTE, MPI_BOR, comm->node_comm);
+    if (PMPI_Allreduce(&mine, &all, sizeof(cpu_set_t), MPI_BYTE, MPI_BOR, comm->node_comm) !=
+        MPI_SUCCESS) {
+      CPU_ZERO(&all);  // unknown: treated as not oversubscribed, as an empty mask is
+    }
     const int cpus = CPU_COUNT(&all);
     comm->node_oversubscribed = cpus > 0 && node_ranks > cpus;
   }

@@ -76,7 +76,9 @@ bool MapPeers(Comm& comm, Window* w, int fd, std::string* why) {
   }
   int all_ok = ok;
   // Also the point after which every peer holds its own mapping: the memfd may be closed.
-  PMPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm.node_comm);
+  if (PMPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm.node_comm) != MPI_SUCCESS) {
+    all_ok = 0;
+  }
   if (!all_ok && ok) *why = "a node peer could not map this rank's memory";
   return all_ok != 0;
 }
@@ -109,7 +111,9 @@ Status MemAlloc(Comm& comm, size_t bytes, void** ptr) {
     w->base = static_cast<unsigned char*>(p);
   }
   int all_ok = ok;
-  PMPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm.mpi);
+  if (PMPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm.mpi) != MPI_SUCCESS) {
+    all_ok = 0;
+  }
   if (!all_ok) {
     if (w->base != nullptr) munmap(w->base, bytes);
     if (fd >= 0) close(fd);

@@ -55,19 +55,20 @@ bool Probe(MPI_Comm node_comm, std::string* why) {
   uint64_t mine[2] = {static_cast<uint64_t>(getpid()),
                       static_cast<uint64_t>(reinterpret_cast<uintptr_t>(&word))};
   std::vector<uint64_t> all(2 * static_cast<size_t>(n));
-  PMPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, node_comm);
+  int ok =
+      PMPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, node_comm) == MPI_SUCCESS;
+  if (!ok) *why = "MPI_Allgather of the probe's addresses failed";
   const int right = (rank + 1) % n;
   uint64_t seen = 0;
-  int ok = 1;
-  if (n > 1) {
+  if (ok && n > 1) {
     const pid_t pid = static_cast<pid_t>(all[2 * right]);
     const auto* addr = reinterpret_cast<const void*>(static_cast<uintptr_t>(all[2 * right + 1]));
     ok = Read(pid, addr, &seen, sizeof seen, why) == weftSuccess &&
          seen == 0x5eed0000ull + static_cast<uint64_t>(right);
     if (!ok && why->empty()) *why = "read a wrong value from a peer";
   }
-  int every = 0;
-  PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, node_comm);  // also: peers are done reading
+  int every = 0;  // also: peers are done reading
+  if (PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, node_comm) != MPI_SUCCESS) return false;
   return every == 1;
 }
 
