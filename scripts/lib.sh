@@ -39,8 +39,12 @@ weft_parse_mpi() {  # sets WEFT_MPI from --mpi NAME, WEFT_SANITIZE from --saniti
 weft_install_deps() {
   local pkgs=(cmake g++ make pkg-config libgtest-dev python3-matplotlib python3-mpi4py python3-numpy)
   if [ "$WEFT_MPI" = openmpi ]; then pkgs+=(openmpi-bin libopenmpi-dev); else pkgs+=(mpich libmpich-dev); fi
-  local missing=()
-  for p in "${pkgs[@]}"; do
+  weft_install_pkgs "${pkgs[@]}"
+}
+
+weft_install_pkgs() {  # PKG...: installs those of Debian's packages that are missing
+  local missing=() p
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
