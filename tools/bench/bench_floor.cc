@@ -12,6 +12,11 @@ NodeCopy MeasureNodeCopy(MPI_Comm comm) {
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   NodeCopy nc;
   MPI_Comm_size(node, &nc.ranks);
+  int node_rank = 0, leader = 0;
+  MPI_Comm_rank(node, &node_rank);
+  leader = node_rank == 0 ? 1 : 0;
+  MPI_Allreduce(&leader, &nc.hosts, 1, MPI_INT, MPI_SUM, comm);
+  MPI_Allreduce(&nc.ranks, &nc.max_ranks, 1, MPI_INT, MPI_MAX, comm);
   const size_t n = 64u << 20;
   std::vector<char> src(n, 1), dst(n, 0);  // touched: no page faults in the timing
   double best = 1e30;
@@ -41,6 +46,25 @@ double FloorBytes(Coll coll, size_t bytes, int node_ranks) {
       return (P + 1) * S;
     case Coll::kAllGather:  // P inputs of S, P outputs of P * S
       return P * S * (P + 1);
+  }
+  return 0;
+}
+
+double NetworkFloorBytes(Coll coll, size_t bytes, int hosts, int ranks_per_host) {
+  const double S = static_cast<double>(bytes), H = hosts, K = ranks_per_host;
+  if (hosts < 2) return 0;
+  switch (coll) {
+    case Coll::kAllReduce:  // reduce-scatter then allgather of S over the hosts
+      return 2 * (H - 1) / H * S;
+    case Coll::kReduceScatter:  // the other hosts' (H-1)/H of S, pre-reduced, leaves once
+      return (H - 1) / H * S;
+    case Coll::kAllGather:  // every other host's K blocks of S must arrive
+      return (H - 1) * K * S;
+    case Coll::kBroadcast:  // S leaves the root's host once; S arrives at each other host
+    case Coll::kReduce:     // S (pre-reduced) arrives at the root's host
+      return S;
+    case Coll::kAllToAll:  // each of K ranks sends (H-1)/H of its S off the host
+      return K * (H - 1) / H * S;
   }
   return 0;
 }

@@ -43,6 +43,8 @@ void Usage() {
       "      --modes LIST   with --memory device: copy_d2h,copy_h2d,copy_roundtrip,host,\n"
       "                     stage_alloc,stage_reuse,weft (default: all)\n"
       "      --elements N   one size: N elements per rank (sets -b and -e)\n"
+      "      --link-gbps R  each host's link rate in Gbit/s: across hosts the floor\n"
+      "                     columns are then the network floor (without it, n/a)\n"
       "      --warmup N, --validate 0|1  aliases of -w and -c\n");
 }
 
@@ -174,6 +176,10 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       o->out_of_place = v == "out" || v == "both";
       o->in_place = v == "in" || v == "both";
       ok = o->out_of_place || o->in_place;
+    } else if (a == "--link-gbps") {
+      char* end = nullptr;
+      o->link_gbps = std::strtod(v.c_str(), &end);
+      ok = end != v.c_str() && *end == '\0' && o->link_gbps > 0 && o->link_gbps <= 1e6;
     } else if (a == "--csv")
       o->csv = v;
     else if (a == "--json")

@@ -35,6 +35,9 @@ struct Options {
   bool shared_memory = false;  // --memory shared: buffers from weftMemAlloc (zero copy)
   std::vector<int> modes;      // its modes, as Impl values (bench_colls.h)
   size_t elements = 0;         // --elements: one size in elements (applied after -d)
+  /// --link-gbps: the rate of each host's link, Gbit/s; with ranks on more than one host the
+  /// floor columns are the network floor at that rate (bench_floor.h). 0: not given.
+  double link_gbps = 0;
 };
 
 /// Parses argv; on error or --help prints usage to stderr and returns false (*exit_code set).
