@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: gtest unit tests, multi-rank tests
-# through mpiexec (1-4 ranks, virtual nodes, chunked paths, counts past INT_MAX), examples,
-# and the install check.
+# through mpiexec (1-4 ranks, virtual nodes, chunked paths, counts past INT_MAX), tests across
+# the hosts of a network-namespace cluster (label cluster; root: skipped with the reason
+# elsewhere), examples, and the install check.
 #   ./scripts/test.sh [--mpi openmpi|mpich] [--sanitize address|thread] [extra ctest flags]
 # --sanitize builds into build-<mpi>-<sanitizer> and runs the subset that fits CI's time:
 #   address (ASan + UBSan; any undefined behaviour fails the test): every unit test, the fuzz
