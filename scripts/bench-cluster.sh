@@ -4,8 +4,11 @@
 # 10 Gbit/s and unshaped, and at 2 hosts x 1 rank shaped (the layout that does not
 # oversubscribe a 2-core machine); under Open MPI each again with HAN as the native side.
 #   ./scripts/bench-cluster.sh OUTDIR [--mpi openmpi|mpich] [weft-bench flags]
-# Writes OUTDIR/<mpi>-<layout>-<link>[-han].{txt,csv} and OUTDIR/conditions-<mpi>.txt (link
-# latency, cores, versions); takes the cluster down at the end.
+# Writes OUTDIR/<mpi>-<layout>-<link>[-han][-runK].{txt,csv} and OUTDIR/conditions-<mpi>.txt
+# (link latency, one TCP stream's rate, cores, versions); takes the cluster down at the end.
+# BENCH_LINKS (default "10gbit unshaped") and BENCH_LAYOUTS ("2x2 2x1"; 2x1 runs shaped only)
+# choose a subset; BENCH_REPEAT=N runs each N times (files -run1..N) for medians
+# (tools/bench/summarize_runs.py).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 out=$1
@@ -19,15 +22,21 @@ cond="$WEFT_OUTDIR/conditions-$WEFT_MPI.txt"
   echo "weft: $(git -C "$WEFT_ROOT" rev-parse --short HEAD)"
   echo "weft-bench flags: ${bench_flags[*]}"
 } > "$cond"
-run() {  # NAME NP PER_HOST [env...]: one weft-bench run
-  local name=$1 np=$2 per_host=$3
+repeat=${BENCH_REPEAT:-1}
+run() {  # NAME NP PER_HOST [env...]: weft-bench, BENCH_REPEAT times
+  local name=$1 np=$2 per_host=$3 k file
   shift 3
-  echo "== $name"
-  env "$@" "$WEFT_ROOT/scripts/cluster-run.sh" --mpi "$WEFT_MPI" -n "$np" --per-host "$per_host" \
-    "$WEFT_BUILD/tools/bench/weft-bench" "${bench_flags[@]}" $link_flag \
-    --csv "$WEFT_OUTDIR/$WEFT_MPI-$name.csv" 2>&1 | grep -v "PMIX ERROR" | tee "$WEFT_OUTDIR/$WEFT_MPI-$name.txt"
+  for ((k = 1; k <= repeat; k++)); do
+    file="$WEFT_OUTDIR/$WEFT_MPI-$name"
+    [ "$repeat" -gt 1 ] && file+="-run$k"
+    echo "== $(basename "$file")"
+    env "$@" "$WEFT_ROOT/scripts/cluster-run.sh" --mpi "$WEFT_MPI" -n "$np" --per-host "$per_host" \
+      "$WEFT_BUILD/tools/bench/weft-bench" "${bench_flags[@]}" $link_flag --csv "$file.csv" 2>&1 |
+      grep -v "PMIX ERROR" | tee "$file.txt"
+  done
 }
-for link in 10gbit unshaped; do
+layouts=" ${BENCH_LAYOUTS:-2x2 2x1} "
+for link in ${BENCH_LINKS:-10gbit unshaped}; do
   if [ $link = unshaped ]; then
     "$WEFT_ROOT/scripts/cluster.sh" up --hosts 2; link_flag=""
   else
@@ -41,9 +50,11 @@ for link in 10gbit unshaped; do
   echo "[$link] tcp stream weft-h1 -> weft-h2: $("$WEFT_ROOT/scripts/cluster-agent.sh" weft-h1 \
     "python3 $tp send weft-h2 5201 2048")" >> "$cond"
   wait
-  run 2x2-$link 4 2
-  [ "$WEFT_MPI" = openmpi ] && run 2x2-$link-han 4 2 OMPI_MCA_coll_han_priority=100
-  if [ $link = 10gbit ]; then
+  if [[ "$layouts" == *" 2x2 "* ]]; then
+    run 2x2-$link 4 2
+    [ "$WEFT_MPI" = openmpi ] && run 2x2-$link-han 4 2 OMPI_MCA_coll_han_priority=100
+  fi
+  if [[ "$layouts" == *" 2x1 "* && $link != unshaped ]]; then
     run 2x1-$link 2 1
     [ "$WEFT_MPI" = openmpi ] && run 2x1-$link-han 2 1 OMPI_MCA_coll_han_priority=100
   fi
