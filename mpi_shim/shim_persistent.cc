@@ -60,8 +60,9 @@ int Serve(const CallArgs& a, MPI_Request* req, const NativeFn& native) {
   weftPlan_t plan = nullptr;
   weftResult_t made = Launch(a, route, &plan);
   if (made != weftSuccess) {
-    // The native request stays valid and runs natively. Plan creation is local, and bad
-    // arguments fail it alike on every rank, so every rank makes the same choice here.
+    // The native request stays valid and runs natively. Plan creation is collective, as
+    // MPI_*_init is, and bad arguments fail it alike on every rank, so every rank makes the
+    // same choice here.
     return Finish(made, a.comm, a.fn);
   }
   std::lock_guard<std::mutex> lk(g_mu);

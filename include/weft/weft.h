@@ -51,7 +51,8 @@ typedef enum WEFT_ENUM_BASE {
   weftNumResults = 11
 } weftResult_t;
 
-/// Element types. fp16/bf16 reductions accumulate in fp32.
+/// Element types, numbered as NCCL numbers its ncclDataType_t (a value passed between the two
+/// libraries means the same type). fp16/bf16 reductions accumulate in fp32.
 typedef enum WEFT_ENUM_BASE {
   weftInt8 = 0,
   weftChar = 0,
@@ -63,15 +64,15 @@ typedef enum WEFT_ENUM_BASE {
   weftUint64 = 5,
   weftFloat16 = 6,
   weftHalf = 6,
-  weftBfloat16 = 7,
-  weftFloat32 = 8,
-  weftFloat = 8,
-  weftFloat64 = 9,
-  weftDouble = 9,
+  weftFloat32 = 7,
+  weftFloat = 7,
+  weftFloat64 = 8,
+  weftDouble = 8,
+  weftBfloat16 = 9,
   weftNumTypes = 10
 } weftDataType_t;
 
-/// Reduction operators. Integer Sum and Prod wrap in two's complement; integer Avg is
+/// Reduction operators, numbered as NCCL's ncclRedOp_t. Integer Sum and Prod wrap in two's complement; integer Avg is
 /// the exact mean truncated toward zero.
 typedef enum WEFT_ENUM_BASE {
   weftSum = 0,
@@ -134,6 +135,17 @@ WEFT_API weftResult_t weftMemAlloc(void** ptr, size_t size, weftComm_t comm);
 /// Frees memory from weftMemAlloc (NULL is a no-op). The memory returns to the system once
 /// every rank has freed its part.
 WEFT_API weftResult_t weftMemFree(void* ptr);
+/// The color of a rank that joins no new communicator in weftCommSplit (NCCL_SPLIT_NOCOLOR).
+#define WEFT_SPLIT_NOCOLOR (-1)
+/// Collective over comm (MPI_Comm_split's contract): ranks passing one color >= 0 form a new
+/// communicator, ordered by key then by rank in comm; *newcomm is NULL on a rank passing
+/// WEFT_SPLIT_NOCOLOR. Another negative color, or a NULL newcomm, is an invalid argument on
+/// that rank, which still takes part (as NOCOLOR) so that the others do not wait for it.
+WEFT_API weftResult_t weftCommSplit(weftComm_t comm, int color, int key, weftComm_t* newcomm);
+/// Collective over comm: a new communicator over the same ranks, independent of comm
+/// (its own MPI duplicate, programs and shared memory). As with weftCommInitMPI, a NULL
+/// newcomm fails on that rank alone, before it takes part.
+WEFT_API weftResult_t weftCommDup(weftComm_t comm, weftComm_t* newcomm);
 /// Number of ranks in comm.
 WEFT_API weftResult_t weftCommCount(const weftComm_t comm, int* count);
 /// This process's rank in comm.
@@ -175,7 +187,9 @@ WEFT_API weftResult_t weftRecv(void* recvbuff, size_t count, weftDataType_t data
                                weftComm_t comm, weftStream_t stream);
 
 /// Persistent collectives: bind the arguments once, then start and complete many times.
-/// Creation is local (no communication); every rank must start its plans in one order.
+/// Creation is collective over comm, as MPI_Allreduce_init is: every rank creates its plans
+/// in one order (a plan may agree with the other ranks at creation, on zero copy for
+/// weftMemAlloc buffers) and starts them in one order.
 WEFT_API weftResult_t weftAllReduceInit(const void* sendbuff, void* recvbuff, size_t count,
                                         weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
                                         weftPlan_t* plan);

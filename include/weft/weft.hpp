@@ -149,6 +149,20 @@ class Communicator {
   }
   weftComm_t get() const { return comm_; }
 
+  /// Collective (weftCommSplit): the communicator of the ranks passing this color, ordered
+  /// by key; an empty one (get() == nullptr) where color is WEFT_SPLIT_NOCOLOR.
+  Communicator split(int color, int key) const {
+    weftComm_t c = nullptr;
+    Check(weftCommSplit(comm_, color, key, &c), comm_);
+    return Communicator(Adopt{}, c);
+  }
+  /// Collective (weftCommDup): an independent communicator over the same ranks.
+  Communicator dup() const {
+    weftComm_t c = nullptr;
+    Check(weftCommDup(comm_, &c), comm_);
+    return Communicator(Adopt{}, c);
+  }
+
   /// recv = op over ranks of send (equal sizes).
   template <typename T>
   void allreduce(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
@@ -217,6 +231,8 @@ class Communicator {
   }
 
  private:
+  struct Adopt {};
+  Communicator(Adopt, weftComm_t c) : comm_(c) {}
   static void Same(size_t a, size_t b, const char* what) {
     if (a != b) throw Error(weftInvalidArgument, std::string(what) + ": buffer sizes do not match");
   }

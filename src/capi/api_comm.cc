@@ -88,6 +88,45 @@ weftResult_t weftCommInitMPI(weftComm_t* comm, MPI_Comm mpi_comm) {
   });
 }
 
+weftResult_t weftCommSplit(weftComm_t comm, int color, int key, weftComm_t* newcomm) {
+  return Guarded("weftCommSplit", [&]() -> weftResult_t {
+    WEFT_CHECK(weft::CheckComm("weftCommSplit", comm));
+    if (newcomm != nullptr) *newcomm = nullptr;
+    WEFT_CHECK(comm->CheckUsable("weftCommSplit"));
+    // Bad arguments are refused only after this rank has taken part in the split (as
+    // NOCOLOR): the other ranks are already inside MPI_Comm_split, which has no deadline.
+    const bool bad_color = color < 0 && color != WEFT_SPLIT_NOCOLOR;
+    const bool join = color >= 0 && newcomm != nullptr;
+    MPI_Comm part = MPI_COMM_NULL;
+    int err = PMPI_Comm_split(comm->mpi, join ? color : MPI_UNDEFINED, key, &part);
+    if (err != MPI_SUCCESS) return comm->FailMpi(err, "weftCommSplit: MPI_Comm_split");
+    if (newcomm == nullptr) {
+      return comm->Fail(weftInvalidArgument, "weftCommSplit: newcomm is NULL");
+    }
+    if (bad_color) {
+      return comm->Fail(weftInvalidArgument,
+                        "weftCommSplit: color %d is negative (use a color >= 0, or "
+                        "WEFT_SPLIT_NOCOLOR to join no communicator)",
+                        color);
+    }
+    if (part == MPI_COMM_NULL) return weftSuccess;
+    // CreateComm works on its own duplicate, so the split's communicator is freed here.
+    const weftResult_t r = weft::CreateComm(part, newcomm);
+    PMPI_Comm_free(&part);
+    return r;
+  });
+}
+
+weftResult_t weftCommDup(weftComm_t comm, weftComm_t* newcomm) {
+  return Guarded("weftCommDup", [&]() -> weftResult_t {
+    WEFT_CHECK(weft::CheckComm("weftCommDup", comm));
+    if (newcomm == nullptr) return comm->Fail(weftInvalidArgument, "weftCommDup: newcomm is NULL");
+    *newcomm = nullptr;
+    WEFT_CHECK(comm->CheckUsable("weftCommDup"));
+    return weft::CreateComm(comm->mpi, newcomm);
+  });
+}
+
 weftResult_t weftCommDestroy(weftComm_t comm) {
   return Guarded("weftCommDestroy", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckComm("weftCommDestroy", comm));

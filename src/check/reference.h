@@ -23,7 +23,7 @@ inline uint64_t Mix(uint64_t x) {
 }
 
 inline size_t TypeBytes(weftDataType_t t) {
-  static const size_t k[] = {1, 1, 4, 4, 8, 8, 2, 2, 4, 8};
+  static const size_t k[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
   return k[t];
 }
 
@@ -199,8 +199,8 @@ inline size_t CountWrong(weftDataType_t t, weftRedOp_t op, int nranks, uint64_t 
 }
 
 inline const char* TName(weftDataType_t t) {
-  static const char* k[] = {"int8",   "uint8", "int32",    "uint32", "int64",
-                            "uint64", "half",  "bfloat16", "float",  "double"};
+  static const char* k[] = {"int8",   "uint8", "int32", "uint32", "int64",
+                            "uint64", "half",  "float", "double", "bfloat16"};
   return k[t];
 }
 inline const char* OName(weftRedOp_t o) {

@@ -18,9 +18,9 @@ constexpr TypeInfo kTypes[weftNumTypes] = {
     {"int64", {"i64", nullptr, nullptr, nullptr}},
     {"uint64", {"u64", nullptr, nullptr, nullptr}},
     {"half", {"fp16", "float16", nullptr, nullptr}},
-    {"bfloat16", {"bf16", nullptr, nullptr, nullptr}},
     {"float", {"fp32", "float32", nullptr, nullptr}},
     {"double", {"fp64", "float64", nullptr, nullptr}},
+    {"bfloat16", {"bf16", nullptr, nullptr, nullptr}},
 };
 
 constexpr const char* kOps[weftNumOps] = {"sum", "prod", "max", "min", "avg"};

@@ -5,6 +5,31 @@
 namespace weft {
 namespace {
 
+// The values NCCL gives ncclDataType_t and ncclRedOp_t (nccl.h): code that passes a type or op
+// between the two libraries keeps its meaning. The sizes and names follow the values.
+TEST(Dtype, NumberedAsNccl) {
+  EXPECT_EQ(weftInt8, 0);
+  EXPECT_EQ(weftUint8, 1);
+  EXPECT_EQ(weftInt32, 2);
+  EXPECT_EQ(weftUint32, 3);
+  EXPECT_EQ(weftInt64, 4);
+  EXPECT_EQ(weftUint64, 5);
+  EXPECT_EQ(weftFloat16, 6);
+  EXPECT_EQ(weftFloat32, 7);
+  EXPECT_EQ(weftFloat64, 8);
+  EXPECT_EQ(weftBfloat16, 9);
+  EXPECT_EQ(weftSum, 0);
+  EXPECT_EQ(weftProd, 1);
+  EXPECT_EQ(weftMax, 2);
+  EXPECT_EQ(weftMin, 3);
+  EXPECT_EQ(weftAvg, 4);
+  EXPECT_EQ(TypeSize(weftFloat32), 4u);
+  EXPECT_EQ(TypeSize(weftFloat64), 8u);
+  EXPECT_EQ(TypeSize(weftBfloat16), 2u);
+  EXPECT_STREQ(TypeName(weftFloat32), "float");
+  EXPECT_STREQ(TypeName(weftBfloat16), "bfloat16");
+}
+
 TEST(Dtype, NamesParseBack) {
   for (int t = 0; t < weftNumTypes; ++t) {
     weftDataType_t back;
