@@ -6,6 +6,7 @@
 #   ./scripts/bench-cluster.sh OUTDIR [--mpi openmpi|mpich] [weft-bench flags]
 # Writes OUTDIR/<mpi>-<layout>-<link>[-han][-runK].{txt,csv} and OUTDIR/conditions-<mpi>.txt
 # (link latency, one TCP stream's rate, cores, versions); takes the cluster down at the end.
+# Shaped runs set WEFT_NET_GBITS to the rate (weft's cost model then knows the link).
 # BENCH_LINKS (default "10gbit unshaped") and BENCH_LAYOUTS ("2x2 2x1"; 2x1 runs shaped only)
 # choose a subset; BENCH_REPEAT=N runs each N times (files -run1..N) for medians
 # (tools/bench/summarize_runs.py).
@@ -42,6 +43,9 @@ for link in ${BENCH_LINKS:-10gbit unshaped}; do
   else
     "$WEFT_ROOT/scripts/cluster.sh" up --hosts 2 --rate $link; link_flag="--link-gbps ${link%gbit}"
   fi
+  # weft's cost model is told the link's rate where it is shaped (the machine fact a user
+  # states, as with --link-gbps); unshaped, it keeps its default (100 Gbit/s).
+  if [ $link = unshaped ]; then unset WEFT_NET_GBITS; else export WEFT_NET_GBITS=${link%gbit}; fi
   "$WEFT_ROOT/scripts/cluster.sh" status | sed "s/^/[$link] /" >> "$cond"
   # One TCP stream weft-h1 -> weft-h2: what the kernel carries on these cores, the ceiling
   # under any MPI's TCP transport.

@@ -101,6 +101,7 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   tune::CostModel model;
   if (comm.topo.num_nodes() > 1) {
     model.ranks_per_node = static_cast<int>(comm.topo.ranks_of_node[0].size());
+    model.inter = {static_cast<double>(comm.net_latency_us), comm.net_gbits / 8.0};
   }
   sched::Recipe recipe;
   std::string why;

@@ -105,6 +105,22 @@ Status CreateComm(MPI_Comm user, Comm** out) {
     PMPI_Comm_free(&comm->mpi);
     return weftMpiError;
   }
+  {
+    // The cost model's network tier picks recipes, so it must be one value on every rank
+    // even where the environment differs: the smallest rate and latency over the ranks.
+    int net[2] = {static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_GBITS, 1, 1 << 20)),
+                  static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_LATENCY_US, 0, 1 << 20))};
+    err = PMPI_Allreduce(MPI_IN_PLACE, net, 2, MPI_INT, MPI_MIN, comm->mpi);
+    if (err != MPI_SUCCESS) {
+      comm->FailMpi(err, "weftCommInitMPI: agreeing on WEFT_NET_GBITS");
+      SetThreadLastError(comm->LastError());
+      if (comm->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&comm->node_comm);
+      PMPI_Comm_free(&comm->mpi);
+      return weftMpiError;
+    }
+    comm->net_gbits = net[0];
+    comm->net_latency_us = net[1];
+  }
   int world_rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   SetLogRank(world_rank);

@@ -44,6 +44,10 @@ struct weftComm {
   /// More ranks on this node than CPUs this process may run on: waits yield at once instead
   /// of spinning first (a spinning waiter holds the core its peer needs).
   bool node_oversubscribed = false;
+  /// The network tier the cost model uses across nodes (WEFT_NET_GBITS, WEFT_NET_LATENCY_US),
+  /// agreed at creation so that every rank ranks recipes alike.
+  int net_gbits = 100;
+  int net_latency_us = 2;
   /// Node peers' user buffers are reachable by single copy (CMA probed at creation, WEFT_CMA).
   bool single_copy = false;
   /// weftMemAlloc has made node-shared memory on this communicator (collectively, so every

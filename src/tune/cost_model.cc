@@ -28,7 +28,8 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
       case ir::Opcode::kRecv: {
         const LinkTier& t = m.Tier(p.rank, in.peer);
         latency = std::max(latency, t.latency_us);
-        (in.op == ir::Opcode::kSend ? wire_out : wire_in) += m.WireUs(t, in.bytes);
+        const uint64_t sharers = &t == &m.inter ? m.LinkSharers() : 1;
+        (in.op == ir::Opcode::kSend ? wire_out : wire_in) += m.WireUs(t, in.bytes * sharers);
         if (in.op == ir::Opcode::kSend) ++messages;
         break;
       }
