@@ -16,7 +16,7 @@ namespace weft::tools {
 const char* SpecUsage() {
   return "<allreduce|reduce_scatter|allgather|bcast|reduce|alltoall> -p P -n COUNT\n"
          "  [--dtype T] [--op sum|prod|max|min|matmul2x2] [--root R] [--in-place]\n"
-         "  [--recipe GEN[:FACTORS][@CHUNK]] [--topology NODESxRANKS]\n";
+         "  [--recipe GEN[:FACTORS][@CHUNK]] [--topology NODESxRANKS] [--net-gbits G]\n";
 }
 
 bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
@@ -66,6 +66,11 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       ok = value(&v) && sched::ParseRecipe(v, &a->recipe, &why);
       if (!ok) a->rest_error = "--recipe: " + why;
       a->has_recipe = true;
+    } else if (f == "--net-gbits") {
+      // One node's link, shared by its ranks (as WEFT_NET_GBITS sets it in the library).
+      long long gbits = 0;
+      ok = value(&v) && ParseInt(v, 1, 1 << 20, &gbits);
+      if (ok) a->model.inter.gbytes_per_s = static_cast<double>(gbits) / 8.0;
     } else if (f == "--topology") {
       int nodes = 0, per = 0;
       ok = value(&v) && std::sscanf(v.c_str(), "%dx%d", &nodes, &per) == 2 && nodes > 0 &&
