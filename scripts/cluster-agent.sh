@@ -7,7 +7,8 @@
 # words are joined and run by a shell, as sshd would. Inside the namespaces the working
 # directory and environment are this process's (one machine, one file system).
 set -euo pipefail
-STATE=/run/weft-cluster
+source "$(dirname "$0")/lib.sh"
+STATE=$WEFT_CLUSTER_STATE
 while [ $# -gt 0 ]; do
   case "$1" in
     -[bcDeFIiLlmOopQRSWw]) shift 2 ;;   # ssh options that take a value

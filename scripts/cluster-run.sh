@@ -11,8 +11,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
-STATE=/run/weft-cluster
-SUBNET=198.18.0.0/24
+STATE=$WEFT_CLUSTER_STATE
+SUBNET=$WEFT_CLUSTER_SUBNET.0/24
 
 mpi=openmpi np="" per_host="" weftrun="" extra=()
 while [ $# -gt 0 ]; do

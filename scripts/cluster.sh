@@ -15,9 +15,9 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-STATE=/run/weft-cluster  # uts/ (bound UTS namespaces), boot_id/ (one per host), hosts, rate
+STATE=$WEFT_CLUSTER_STATE  # uts/ (bound UTS namespaces), boot_id/ (one per host), hosts, rate
 SWITCH=weft-sw
-SUBNET=198.18.0
+SUBNET=$WEFT_CLUSTER_SUBNET
 
 need_root() {
   [ "$(id -u)" -eq 0 ] || { echo "cluster.sh: needs root (network namespaces)" >&2; exit 2; }

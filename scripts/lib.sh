@@ -5,6 +5,10 @@
 
 WEFT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WEFT_MPI=openmpi
+# The namespace cluster (scripts/cluster.sh): its state (bound namespaces, boot ids, host list)
+# and the /24 its hosts' addresses come from (RFC 2544's benchmarking range).
+WEFT_CLUSTER_STATE=/run/weft-cluster
+WEFT_CLUSTER_SUBNET=198.18.0
 
 weft_parse_mpi() {  # sets WEFT_MPI from --mpi NAME, WEFT_SANITIZE from --sanitize NAME; other
   WEFT_ARGS=()    # args go to WEFT_ARGS

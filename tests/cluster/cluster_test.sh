@@ -6,15 +6,16 @@
 # is not up; otherwise COMMAND's status, or 1 if no byte left any host.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/scripts/lib.sh"
 mpi=$1 np=$2 per_host=$3
 shift 3
-if [ ! -f /run/weft-cluster/hosts ]; then
+if [ ! -f $WEFT_CLUSTER_STATE/hosts ]; then
   echo "SKIP: the namespace cluster is not up (cluster.up reports why: root and network namespaces are needed)"
   exit 77
 fi
 tx_bytes() {  # bytes sent by every host's eth0
   local ns total=0
-  for ns in $(cat /run/weft-cluster/hosts); do
+  for ns in $(cat $WEFT_CLUSTER_STATE/hosts); do
     total=$((total + $(ip netns exec "$ns" cat /sys/class/net/eth0/statistics/tx_bytes)))
   done
   echo $total
