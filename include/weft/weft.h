@@ -72,8 +72,8 @@ typedef enum WEFT_ENUM_BASE {
   weftNumTypes = 10
 } weftDataType_t;
 
-/// Reduction operators, numbered as NCCL's ncclRedOp_t. Integer Sum and Prod wrap in two's complement; integer Avg is
-/// the exact mean truncated toward zero.
+/// Reduction operators, numbered as NCCL's ncclRedOp_t. Integer Sum and Prod wrap in two's
+/// complement; integer Avg is the exact mean truncated toward zero.
 typedef enum WEFT_ENUM_BASE {
   weftSum = 0,
   weftProd = 1,
@@ -87,6 +87,8 @@ typedef enum WEFT_ENUM_BASE {
 typedef struct weftComm* weftComm_t;
 /// A persistent collective bound to its buffers at creation.
 typedef struct weftPlan* weftPlan_t;
+/// A nonblocking collective in flight (weftIAllReduce and friends); NULL when there is none.
+typedef struct weftRequest* weftRequest_t;
 /// A device stream of the active backend (a cudaStream_t under CUDA, one made by
 /// weftStreamCreate under any backend); NULL is the backend's default stream. Collectives
 /// read their inputs after the work already queued on it, and its later work sees their
@@ -222,6 +224,54 @@ WEFT_API weftResult_t weftPlanFree(weftPlan_t plan);
 /// Writes a human-readable account of what the plan runs into buf (always terminated when
 /// len > 0); *needed receives the length the full text needs, terminator included.
 WEFT_API weftResult_t weftPlanDescribe(weftPlan_t plan, char* buf, size_t len, size_t* needed);
+
+/* Nonblocking collectives: each starts the collective and returns a request; the buffers
+ * must not be touched until weftRequestWait or weftRequestTest reports it complete. Every rank
+ * starts collectives on a communicator in one order, blocking and nonblocking together, as MPI
+ * requires; any number may be in flight, and they may be completed in any order. There is no
+ * progress thread: weft advances a communicator's requests inside its calls on that
+ * communicator (a test advances all of them; a wait completes the oldest first), and a
+ * blocking collective first completes the requests started before it. Calls on device
+ * buffers complete before they return (their request is already complete). */
+/// Nonblocking weftAllReduce.
+WEFT_API weftResult_t weftIAllReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                     weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                     weftRequest_t* request);
+/// Nonblocking weftReduce.
+WEFT_API weftResult_t weftIReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                  weftDataType_t datatype, weftRedOp_t op, int root,
+                                  weftComm_t comm, weftRequest_t* request);
+/// Nonblocking weftBroadcast.
+WEFT_API weftResult_t weftIBroadcast(const void* sendbuff, void* recvbuff, size_t count,
+                                     weftDataType_t datatype, int root, weftComm_t comm,
+                                     weftRequest_t* request);
+/// Nonblocking weftAllGather.
+WEFT_API weftResult_t weftIAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                     weftDataType_t datatype, weftComm_t comm,
+                                     weftRequest_t* request);
+/// Nonblocking weftReduceScatter.
+WEFT_API weftResult_t weftIReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                         weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                         weftRequest_t* request);
+/// Nonblocking weftAllToAll.
+WEFT_API weftResult_t weftIAllToAll(const void* sendbuff, void* recvbuff, size_t count_per_peer,
+                                    weftDataType_t datatype, weftComm_t comm,
+                                    weftRequest_t* request);
+/// Nonblocking weftBarrier.
+WEFT_API weftResult_t weftIBarrier(weftComm_t comm, weftRequest_t* request);
+/// Completes *request, frees it and sets *request to NULL (at once for NULL). Returns the
+/// collective's result.
+WEFT_API weftResult_t weftRequestWait(weftRequest_t* request);
+/// Advances the communicator's requests without blocking; *done = 1 once *request is
+/// complete, which frees it and sets *request to NULL (a NULL request is complete).
+WEFT_API weftResult_t weftRequestTest(weftRequest_t* request, int* done);
+/// Completes count requests (NULL entries are skipped), frees them and sets each to NULL.
+/// Returns the first failure among them.
+WEFT_API weftResult_t weftRequestWaitall(int count, weftRequest_t* requests);
+/// Frees *request and sets it to NULL without waiting: a request still running completes in
+/// the background of the communicator's later calls, and its buffers stay in use until then
+/// (as MPI_Request_free). A communicator with requests not yet freed cannot be destroyed.
+WEFT_API weftResult_t weftRequestFree(weftRequest_t* request);
 
 /* Device helpers: one portable way to get device memory and streams under whatever backend
  * is active (WEFT_DEVICE: host, emulated, cuda), so programs and tests run unchanged on a CPU

@@ -1,4 +1,4 @@
-// weft's thin C++ API over weft.h: an RAII communicator and plan, std::span overloads that
+// weft's thin C++ API over weft.h: an RAII communicator, plan and request, std::span overloads that
 // take the element type from the span, and weft::Error exceptions instead of status codes.
 #pragma once
 
@@ -122,6 +122,37 @@ class Plan {
   weftPlan_t plan_;
 };
 
+/// A nonblocking collective in flight (see weftIAllReduce and friends). Destroying one that
+/// was not completed waits for it: its buffers are in use until then.
+class Request {
+ public:
+  Request() = default;
+  explicit Request(weftRequest_t r) : req_(r) {}
+  Request(Request&& o) noexcept : req_(std::exchange(o.req_, nullptr)) {}
+  Request& operator=(Request&& o) noexcept {
+    std::swap(req_, o.req_);
+    return *this;
+  }
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  ~Request() {
+    if (req_ != nullptr) weftRequestWait(&req_);
+  }
+  /// Completes the collective (throws weft::Error with its failure).
+  void wait() { Check(weftRequestWait(&req_)); }
+  /// Advances the communicator's requests; true once this one is complete.
+  bool test() {
+    int done = 0;
+    Check(weftRequestTest(&req_, &done));
+    return done != 0;
+  }
+  /// Completed (by wait or a test that returned true), or never started.
+  bool done() const { return req_ == nullptr; }
+
+ private:
+  weftRequest_t req_ = nullptr;
+};
+
 /// An RAII communicator over an MPI communicator (collective to create and destroy).
 class Communicator {
  public:
@@ -219,6 +250,72 @@ class Communicator {
   template <typename T>
   void recv(std::span<T> buf, int peer) {
     Check(weftRecv(buf.data(), buf.size(), TypeOf<T>(), peer, comm_, nullptr), comm_);
+  }
+  /// Nonblocking allreduce: the buffers are in use until the request completes.
+  template <typename T>
+  Request iallreduce(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
+    Same(send.size(), recv.size(), "iallreduce");
+    weftRequest_t r = nullptr;
+    Check(weftIAllReduce(send.data(), recv.data(), send.size(), TypeOf<T>(), op, comm_, &r), comm_);
+    return Request(r);
+  }
+  /// Nonblocking in-place allreduce.
+  template <typename T>
+  Request iallreduce(std::span<T> inout, weftRedOp_t op = weftSum) {
+    weftRequest_t r = nullptr;
+    Check(weftIAllReduce(inout.data(), inout.data(), inout.size(), TypeOf<T>(), op, comm_, &r),
+          comm_);
+    return Request(r);
+  }
+  /// Nonblocking reduce to root.
+  template <typename T>
+  Request ireduce(std::span<const T> send, std::span<T> recv, int root, weftRedOp_t op = weftSum) {
+    if (rank() == root) Same(send.size(), recv.size(), "ireduce");
+    weftRequest_t r = nullptr;
+    Check(weftIReduce(send.data(), recv.data(), send.size(), TypeOf<T>(), op, root, comm_, &r),
+          comm_);
+    return Request(r);
+  }
+  /// Nonblocking in-place broadcast.
+  template <typename T>
+  Request ibroadcast(std::span<T> buf, int root) {
+    weftRequest_t r = nullptr;
+    Check(weftIBroadcast(buf.data(), buf.data(), buf.size(), TypeOf<T>(), root, comm_, &r), comm_);
+    return Request(r);
+  }
+  /// Nonblocking allgather.
+  template <typename T>
+  Request iallgather(std::span<const T> send, std::span<T> recv) {
+    Same(send.size() * size(), recv.size(), "iallgather");
+    weftRequest_t r = nullptr;
+    Check(weftIAllGather(send.data(), recv.data(), send.size(), TypeOf<T>(), comm_, &r), comm_);
+    return Request(r);
+  }
+  /// Nonblocking reduce_scatter.
+  template <typename T>
+  Request ireduce_scatter(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
+    Same(recv.size() * size(), send.size(), "ireduce_scatter");
+    weftRequest_t r = nullptr;
+    Check(weftIReduceScatter(send.data(), recv.data(), recv.size(), TypeOf<T>(), op, comm_, &r),
+          comm_);
+    return Request(r);
+  }
+  /// Nonblocking alltoall.
+  template <typename T>
+  Request ialltoall(std::span<const T> send, std::span<T> recv) {
+    Same(send.size(), recv.size(), "ialltoall");
+    if (send.size() % size() != 0)
+      throw Error(weftInvalidArgument, "ialltoall: size not divisible by ranks");
+    weftRequest_t r = nullptr;
+    Check(weftIAllToAll(send.data(), recv.data(), send.size() / size(), TypeOf<T>(), comm_, &r),
+          comm_);
+    return Request(r);
+  }
+  /// Nonblocking barrier.
+  Request ibarrier() {
+    weftRequest_t r = nullptr;
+    Check(weftIBarrier(comm_, &r), comm_);
+    return Request(r);
   }
   /// A persistent allreduce bound to these buffers.
   template <typename T>

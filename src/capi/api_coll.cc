@@ -11,36 +11,44 @@
 #include "weft/weft.h"
 
 namespace weft {
+
+WEFT_HOT Status PrepareCall(const char* fn, Comm* comm, weftStream_t stream, CollArgs* args,
+                            bool* served) {
+  *served = false;
+  CollArgs& a = *args;
+  WEFT_CHECK(CheckComm(fn, comm));
+  WEFT_CHECK(comm->CheckUsable(fn));
+  WEFT_CHECK(CheckStreamArg(fn, *comm, stream));
+  bool seen_only_here = false;
+  const Status valid = ValidateArgs(*comm, &a, &seen_only_here);
+  const bool collective = a.kind != CollKind::kSend && a.kind != CollKind::kRecv;
+  if (GetParams().WEFT_CHECK_ARGS && collective) {
+    // Every rank learns whether all arguments were valid: an error agreed across ranks.
+    const Status agreed = CheckArgsAgree(*comm, a, valid == weftSuccess);
+    WEFT_CHECK(valid);
+    WEFT_CHECK(agreed);
+  } else if (valid != weftSuccess) {
+    // Peers already waiting for this rank would hang: break the communicator and tell them.
+    if (seen_only_here) comm->Break(valid);
+    return valid;
+  }
+  device::BufferRoute route;
+  WEFT_CHECK(device::RouteBuffers(*comm, a, &route));
+  WEFT_CHECK(device::RunDevicePath(*comm, a, route, stream, fn, served));
+  if (*served) return weftSuccess;
+  // Only the user's own buffers can be weftMemAlloc memory (staged chunks never are), so the
+  // zero-copy agreement is made here rather than for every staged chunk.
+  return AgreeZeroCopy(*comm, &a);
+}
+
 namespace {
 
 WEFT_HOT weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
   const char* fn = CollApiName(a.kind);
   return Guarded(fn, [&]() -> weftResult_t {
-    WEFT_CHECK(CheckComm(fn, comm));
-    WEFT_CHECK(comm->CheckUsable(fn));
-    WEFT_CHECK(CheckStreamArg(fn, *comm, stream));
-    bool seen_only_here = false;
-    const Status valid = ValidateArgs(*comm, &a, &seen_only_here);
-    const bool collective = a.kind != CollKind::kSend && a.kind != CollKind::kRecv;
-    if (GetParams().WEFT_CHECK_ARGS && collective) {
-      // Every rank learns whether all arguments were valid: an error agreed across ranks.
-      const Status agreed = CheckArgsAgree(*comm, a, valid == weftSuccess);
-      WEFT_CHECK(valid);
-      WEFT_CHECK(agreed);
-    } else if (valid != weftSuccess) {
-      // Peers already waiting for this rank would hang: break the communicator and tell them.
-      if (seen_only_here) comm->Break(valid);
-      return valid;
-    }
-    device::BufferRoute route;
-    WEFT_CHECK(device::RouteBuffers(*comm, a, &route));
-    bool ran = false;
-    Status s = device::RunDevicePath(*comm, a, route, stream, fn, &ran);
-    if (ran || s != weftSuccess) return s;
-    // Only the user's own buffers can be weftMemAlloc memory (staged chunks never are), so the
-    // zero-copy agreement is made here rather than for every staged chunk.
-    WEFT_CHECK(AgreeZeroCopy(*comm, &a));
-    return RunHostBlocking(*comm, a);
+    bool served = false;
+    WEFT_CHECK(PrepareCall(fn, comm, stream, &a, &served));
+    return served ? weftSuccess : RunHostBlocking(*comm, a);
   });
 }
 

@@ -6,6 +6,7 @@
 #include "core/hot_path.h"
 #include "device/comm_device.h"
 #include "plan/plan.h"
+#include "plan/request.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -130,6 +131,15 @@ weftResult_t weftCommDup(weftComm_t comm, weftComm_t* newcomm) {
 weftResult_t weftCommDestroy(weftComm_t comm) {
   return Guarded("weftCommDestroy", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckComm("weftCommDestroy", comm));
+    // Destruction is collective: requests freed before they completed finish here (their
+    // failures, if any, were theirs to report).
+    if (comm->in_flight_count.load() > 0) (void)weft::DrainExecutions(*comm);
+    int requests = weft::LiveRequests(*comm);
+    if (requests > 0) {
+      return comm->Fail(weftInvalidUsage,
+                        "weftCommDestroy: %d request(s) on this comm were not waited for or freed",
+                        requests);
+    }
     int plans = comm->live_plans.load();
     if (plans > 0) {
       return comm->Fail(weftInvalidUsage,
@@ -142,7 +152,11 @@ weftResult_t weftCommDestroy(weftComm_t comm) {
 weftResult_t weftCommAbort(weftComm_t comm) {
   return Guarded("weftCommAbort", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckComm("weftCommAbort", comm));
-    weft::DetachPlans(*comm);  // unlike weftCommDestroy, abort never refuses: plans are detached
+    // Unlike weftCommDestroy, abort never refuses: what is in flight is dropped, requests and
+    // plans are detached.
+    weft::AbandonExecutions(*comm);
+    weft::DetachRequests(*comm);
+    weft::DetachPlans(*comm);
     return weft::DestroyComm(comm);
   });
 }

@@ -1,5 +1,6 @@
 // Persistent plans: the ...Init constructors and Start/Wait/Test/Free/Describe.
 #include <cstring>
+#include <mutex>
 
 #include "capi/guard.h"
 #include "core/hot_path.h"
@@ -96,15 +97,17 @@ WEFT_HOT weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
     weft::Status s =
         weft::device::RunDevicePath(comm, a, plan->route, stream, "weftPlanStart", &ran);
     if (ran || s != weftSuccess) return s;
-    return plan->program.Start(
-        *plan->comm, weft::Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
+    std::lock_guard<std::mutex> lk(comm.progress_mu);
+    return weft::StartExecutionLocked(
+        comm, &plan->exec, &plan->program,
+        weft::Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
   });
 }
 
 WEFT_HOT weftResult_t weftPlanWait(weftPlan_t plan) {
   return Guarded("weftPlanWait", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanWait", plan));
-    return plan->program.Wait(*plan->comm);
+    return weft::WaitExecution(*plan->comm, &plan->exec);
   });
 }
 
@@ -113,7 +116,7 @@ WEFT_HOT weftResult_t weftPlanTest(weftPlan_t plan, int* done) {
     WEFT_CHECK(weft::CheckPlan("weftPlanTest", plan));
     if (done == nullptr) return plan->comm->Fail(weftInvalidArgument, "weftPlanTest: done is NULL");
     bool d = false;
-    weft::Status s = plan->program.Test(*plan->comm, &d);
+    weft::Status s = weft::TestExecution(*plan->comm, &plan->exec, &d);
     *done = d ? 1 : 0;
     return s;
   });
@@ -127,8 +130,8 @@ weftResult_t weftPlanFree(weftPlan_t plan) {
                               static_cast<void*>(plan));
     }
     weft::Status s = weftSuccess;
-    if (plan->comm != nullptr && weft::IsLiveComm(plan->comm) && plan->program.active())
-      s = plan->program.Wait(*plan->comm);
+    if (plan->comm != nullptr && weft::IsLiveComm(plan->comm) && plan->exec.queued)
+      s = weft::WaitExecution(*plan->comm, &plan->exec);
     weft::DestroyPlan(plan);
     return s;
   });

@@ -5,6 +5,7 @@
 #include <exception>
 #include <new>
 
+#include "coll/coll_args.h"
 #include "comm/comm.h"
 #include "core/status.h"
 
@@ -26,6 +27,12 @@ weftResult_t Guarded(const char* fn, F&& body) noexcept {
 
 /// weftInvalidUsage unless comm is a live communicator.
 Status CheckComm(const char* fn, const Comm* comm);
+/// The front of every collective and point-to-point call, blocking or not: the
+/// communicator, the stream, the arguments (validated; an error seen by one rank only breaks
+/// the communicator, or with WEFT_CHECK_ARGS=1 is agreed by all), the memory the buffers are
+/// in. Calls on device buffers run their device path here (*served); host calls leave with
+/// zero copy agreed, ready for the host core.
+Status PrepareCall(const char* fn, Comm* comm, void* stream, CollArgs* args, bool* served);
 /// A stream argument: NULL, or a stream of comm's device backend (weftInvalidArgument
 /// otherwise; weftNotSupported when the backend has no devices at all).
 Status CheckStreamArg(const char* fn, Comm& comm, const void* stream);

@@ -28,6 +28,10 @@ class CompiledColl {
   Status Start(Comm& comm, const Bind& bind);
   Status Test(Comm& comm, bool* done);
   Status Wait(Comm& comm);
+  /// Frees the scratch Start allocated if it exceeds max bytes (not while active).
+  void TrimOwnScratch(size_t max) {
+    if (!started_ && bytecode.scratch_bytes > max) own_scratch_.reset();
+  }
   /// Started and not yet completed by Test or Wait (MPI's "active" persistent request).
   bool active() const { return started_; }
   /// The call's buffers are weftMemAlloc memory on every rank (agreed): the peers' buffers

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "coll/build_collective.h"
+#include "coll/progress.h"
 #include "comm/program_cache.h"
 #include "core/hot_path.h"
 #include "core/log.h"
@@ -11,9 +12,17 @@ namespace weft {
 
 WEFT_HOT Status RunHostBlocking(Comm& comm, const CollArgs& args) {
   CollArgs a = args;
+  const bool point_to_point = a.kind == CollKind::kSend || a.kind == CollKind::kRecv;
+  // Nonblocking executions started before this collective complete first (coll/progress.h):
+  // a peer may be waiting for this rank to advance one of them. Not before a send or receive,
+  // whose peer may start those executions only after this message.
+  if (!point_to_point && comm.in_flight_count.load(std::memory_order_acquire) > 0) {
+    WEFT_CHECK(DrainExecutions(comm));
+  }
   a.slots_streamed = comm.SlotsStreamed();  // the same on every rank at the same call
   // Held for the run: another thread's eviction or Clear cannot free it under this one.
   ProgramRef program = comm.cache->Find(a);
+  if (program != nullptr && program->active()) program = nullptr;  // a request runs it
   if (program == nullptr) {
     auto built = std::make_unique<NativeProgram>();
     WEFT_CHECK(BuildCollective(comm, a, built.get()));

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -19,12 +20,14 @@ namespace weft {
 class ProgramCache;
 class ShmSegment;
 class CompiledColl;
+struct Execution;  // coll/progress.h
 namespace device {
 class CommDevice;
 }
 }  // namespace weft
 
-struct weftPlan;  // plan/plan.h
+struct weftPlan;     // plan/plan.h
+struct weftRequest;  // plan/request.h
 
 /// The object behind weftComm_t.
 struct weftComm {
@@ -38,6 +41,16 @@ struct weftComm {
   /// later weftPlanFree must not touch the freed communicator).
   std::mutex plans_mu;
   std::set<weftPlan*> plans;
+  /// Its requests not yet freed, and those freed before they completed (plans_mu).
+  std::set<weftRequest*> requests;
+  /// Nonblocking executions (requests and plan starts) not yet completed, in the order they
+  /// were started, which is the same on every rank: a wait completes the oldest first
+  /// (coll/progress.h). progress_mu serializes starts and progress on this communicator.
+  std::mutex progress_mu;
+  std::deque<weft::Execution*> in_flight;
+  /// in_flight's size, read without the lock by blocking collectives (which first complete
+  /// what is in flight) so that a program without nonblocking calls pays one load.
+  std::atomic<int> in_flight_count{0};
   /// weftSuccess, or the failure that made the communicator unusable (a node peer timed out:
   /// its slots and counters can no longer be trusted). See weftCommGetAsyncError.
   std::atomic<int> broken{0};

@@ -30,30 +30,42 @@ WEFT_HOT ProgramRef ProgramCache::Find(const CollArgs& args) {
   if (it == map_.end()) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second.lru);
   mru_key_ = args;
-  mru_program_ = it->second.program;
+  mru_program_ = it->second.programs[0];
   return mru_program_;
+}
+
+WEFT_HOT ProgramRef ProgramCache::FindIdle(const CollArgs& args) {
+  std::lock_guard<SpinLock> lk(mu_);
+  auto it = map_.find(args);
+  if (it == map_.end()) return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second.lru);
+  mru_key_ = args;
+  mru_program_ = it->second.programs[0];
+  for (const ProgramRef& p : it->second.programs) {
+    if (!p->active()) return p;
+  }
+  return nullptr;
 }
 
 ProgramRef ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p) {
   std::lock_guard<SpinLock> lk(mu_);
-  if (capacity_ == 0 || p->scratch_bytes() > kMaxScratchBytes) return ProgramRef(std::move(p));
+  ProgramRef program(std::move(p));
+  if (capacity_ == 0 || program->scratch_bytes() > kMaxScratchBytes) return program;
   auto found = map_.find(args);
-  if (found != map_.end()) {  // another thread missed on this shape and kept its program first
-    lru_.splice(lru_.begin(), lru_, found->second.lru);
-    mru_key_ = args;
-    mru_program_ = found->second.program;
-    return mru_program_;
+  if (found != map_.end()) {  // another instance of a shape already kept
+    std::vector<ProgramRef>& kept = found->second.programs;
+    if (kept.size() < kMaxInstances) kept.push_back(program);
+    return program;
   }
   if (map_.size() >= capacity_) {
     map_.erase(lru_.back());
     lru_.pop_back();
   }
   lru_.push_front(args);
-  ProgramRef kept(std::move(p));
-  map_.emplace(args, Entry{kept, lru_.begin()});
+  map_.emplace(args, Entry{{program}, lru_.begin()});
   mru_key_ = args;
-  mru_program_ = kept;
-  return kept;
+  mru_program_ = program;
+  return program;
 }
 
 void ProgramCache::Clear() {

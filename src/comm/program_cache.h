@@ -1,7 +1,8 @@
-// The cache for blocking calls: built programs keyed by the call's shape (kind, count, type,
-// op, root, in-place; not the buffers, which are bound at run time), so a repeated blocking
-// collective skips lowering and allocation. Programs with large scratch buffers are not kept,
-// so the cache never holds much memory.
+// The cache of built programs, keyed by the call's shape (kind, count, type, op, root,
+// in-place; not the buffers, which are bound at run time), so a repeated call skips lowering
+// and allocation. A shape may hold several instances: nonblocking calls of one shape may be in
+// flight together, each running its own. Programs with large scratch buffers are not kept, so
+// the cache never holds much memory.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "coll/coll_args.h"
 #include "core/spin_wait.h"
@@ -25,13 +27,20 @@ class ProgramCache {
  public:
   /// Programs whose scratch exceeds this are run once and not kept.
   static constexpr size_t kMaxScratchBytes = 1u << 20;
+  /// Instances kept per shape (nonblocking calls of one shape in flight together); more run
+  /// once and are not kept.
+  static constexpr size_t kMaxInstances = 8;
 
   explicit ProgramCache(size_t capacity) : capacity_(capacity) {}
-  /// The cached program for this shape, or null.
+  /// The first cached program for this shape, or null. Blocking calls run it: every
+  /// nonblocking execution of the communicator is complete before a blocking collective starts
+  /// (coll/progress.h), so it is idle then.
   ProgramRef Find(const CollArgs& args);
-  /// Keeps p if it is small enough and the cache is on, and returns the program to run: the
-  /// cached one for this shape (p, or the one another thread that missed on the same shape
-  /// kept first, in which case p is dropped), or p itself when it is not kept.
+  /// A cached program for this shape that is not running (a nonblocking call may hold one), or
+  /// null.
+  ProgramRef FindIdle(const CollArgs& args);
+  /// Keeps p if it is small enough, the cache is on and the shape has fewer than
+  /// kMaxInstances, and returns p either way (the program to run).
   /// A program found or kept here must not be run by two threads at once: collectives on one
   /// communicator are serial by MPI's rules, and point-to-point programs hold no scratch.
   ProgramRef Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p);
@@ -49,7 +58,7 @@ class ProgramCache {
     bool operator()(const CollArgs& a, const CollArgs& b) const;
   };
   struct Entry {
-    ProgramRef program;
+    std::vector<ProgramRef> programs;  // never empty; [0] is the one blocking calls run
     std::list<CollArgs>::iterator lru;
   };
   size_t capacity_;

@@ -53,9 +53,16 @@ class NativeProgram {
   /// Completes a started execution.
   Status Wait(Comm& comm);
   bool active() const;
+  /// An active native execution with MPI calls still to issue (a later step starts when the
+  /// one before it completes).
+  bool IssuesMore() const { return !compiled && active_ && next_ + 1 < steps.size(); }
   /// The communicator is being aborted: drops an execution in flight without waiting for it
   /// (cancels and frees its request) and the compiled form, which refers to the communicator.
   void Abandon();
+
+  /// Frees scratch a compiled execution allocated for nonblocking runs when it exceeds max
+  /// bytes (call when no execution is active; the next start allocates it again).
+  void TrimRunScratch(size_t max);
 
   /// A scratch buffer owned by the program (freed with it).
   void* Scratch(size_t bytes);

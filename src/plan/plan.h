@@ -4,6 +4,7 @@
 #include <string>
 
 #include "coll/coll_args.h"
+#include "coll/progress.h"
 #include "device/buffer_route.h"
 #include "native/native_program.h"
 
@@ -12,6 +13,8 @@ struct weftPlan {
   weft::Comm* comm = nullptr;  // null once weftCommAbort detached the plan
   weft::CollArgs args;
   weft::NativeProgram program;  // host buffers: the compiled (or native) program
+  /// Its current start, queued with the communicator's other nonblocking executions.
+  weft::Execution exec;
   /// Device buffers: each start stages them through host memory (device/staged_coll.h) and
   /// completes before returning; `program` stays empty.
   weft::device::BufferRoute route;

@@ -56,9 +56,10 @@ TEST(ProgramCache, DoesNotKeepLargeScratchOrWhenDisabled) {
   EXPECT_EQ(off.size(), 0u);
 }
 
-// Two threads that miss on one shape both keep a program: both must get the one the cache
-// holds (before, the second insert destroyed its own program and returned it dangling).
-TEST(ProgramCache, ThreadsMissingOnOneShapeGetTheKeptProgram) {
+// Threads that miss on one shape each keep a program: each must get one it can run (before,
+// the second insert destroyed its own program and returned it dangling), and the shape holds
+// them as instances, the first of which blocking calls find.
+TEST(ProgramCache, ThreadsMissingOnOneShapeEachGetALiveProgram) {
   int a;
   for (int round = 0; round < 50; ++round) {
     ProgramCache cache(4);
@@ -73,9 +74,48 @@ TEST(ProgramCache, ThreadsMissingOnOneShapeGetTheKeptProgram) {
     }
     for (auto& th : threads) th.join();
     EXPECT_EQ(cache.size(), 1u);
-    ProgramRef kept = cache.Find(Args(&a, 7));
-    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(got[t], kept) << "thread " << t;
+    ProgramRef first = cache.Find(Args(&a, 7));
+    ASSERT_NE(first, nullptr);
+    for (int t = 0; t < kThreads; ++t) {
+      ASSERT_NE(got[t], nullptr) << "thread " << t;
+      EXPECT_EQ(got[t]->scratch_bytes(), 0u) << "a live program";
+    }
   }
+}
+
+// A program whose one step "issues" without a request: Start leaves it active until tested.
+std::unique_ptr<NativeProgram> StartableProgram() {
+  auto p = std::make_unique<NativeProgram>();
+  NativeStep step;
+  step.call = [](const Bind&, MPI_Request* req) {
+    if (req != nullptr) *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  };
+  p->steps.push_back(step);
+  return p;
+}
+
+// Nonblocking calls of one shape in flight together each run their own instance: FindIdle
+// skips running ones, and a shape keeps at most kMaxInstances.
+TEST(ProgramCache, FindIdleSkipsRunningInstances) {
+  int a;
+  weftComm comm;
+  ProgramCache cache(4);
+  std::vector<ProgramRef> running;
+  for (size_t i = 0; i < ProgramCache::kMaxInstances + 2; ++i) {
+    ASSERT_EQ(cache.FindIdle(Args(&a, 9)), nullptr) << "every kept instance is running";
+    ProgramRef p = cache.Keep(Args(&a, 9), StartableProgram());
+    ASSERT_EQ(p->Start(comm, Bind{}), weftSuccess);
+    ASSERT_TRUE(p->active());
+    running.push_back(p);
+  }
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.Find(Args(&a, 9)), running[0]) << "blocking calls find the first instance";
+  for (size_t i = ProgramCache::kMaxInstances; i < running.size(); ++i) {
+    EXPECT_EQ(running[i].use_count(), 1) << "instances past the limit are not kept";
+  }
+  running[3]->Abandon();  // no longer active
+  EXPECT_EQ(cache.FindIdle(Args(&a, 9)), running[3]);
 }
 
 // A program held by a running thread outlives its eviction and a Clear.

@@ -32,7 +32,59 @@ bool Reduces(Coll c) {
 
 }  // namespace
 
+int PostNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv,
+               MPI_Request* req) {
+  const int n = static_cast<int>(s.count);
+  const MPI_Datatype t = NativeType(x.type);
+  const MPI_Op op = NativeOp(x.op);
+  const bool root = x.rank == x.root;
+  switch (x.coll) {
+    case Coll::kAllReduce:
+      return MPI_Iallreduce(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi, req);
+    case Coll::kReduce:
+      return MPI_Ireduce(ip && root ? MPI_IN_PLACE : (ip ? recv : send), recv, n, t, op, x.root,
+                         x.mpi, req);
+    case Coll::kReduceScatter:
+      return MPI_Ireduce_scatter_block(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi, req);
+    case Coll::kAllGather:
+      return MPI_Iallgather(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi, req);
+    case Coll::kBroadcast:
+      if (!ip && root) std::memcpy(recv, send, s.send_bytes);  // same contract as weft's
+      return MPI_Ibcast(recv, n, t, x.root, x.mpi, req);
+    case Coll::kAllToAll:
+      return MPI_Ialltoall(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi, req);
+  }
+  return MPI_ERR_OTHER;
+}
+
+int PostWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv,
+             weftRequest_t* req) {
+  const size_t es = weft::TypeSize(x.type);
+  const size_t n = s.count;
+  switch (x.coll) {
+    case Coll::kAllReduce:
+      return weftIAllReduce(ip ? recv : send, recv, n, x.type, x.op, x.comm, req);
+    case Coll::kReduce:
+      return weftIReduce(ip ? recv : send, recv, n, x.type, x.op, x.root, x.comm, req);
+    case Coll::kReduceScatter:
+      return ip ? weftIReduceScatter(recv, recv + x.rank * n * es, n, x.type, x.op, x.comm, req)
+                : weftIReduceScatter(send, recv, n, x.type, x.op, x.comm, req);
+    case Coll::kAllGather:
+      return weftIAllGather(ip ? recv + x.rank * n * es : send, recv, n, x.type, x.comm, req);
+    case Coll::kBroadcast:
+      return weftIBroadcast(ip ? recv : send, recv, n, x.type, x.root, x.comm, req);
+    case Coll::kAllToAll:
+      return weftIAllToAll(ip ? recv : send, recv, n, x.type, x.comm, req);
+  }
+  return weftInternalError;
+}
+
 int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv) {
+  if (x.nonblocking) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc = PostNative(x, s, ip, send, recv, &req);
+    return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
   const int n = static_cast<int>(s.count);
   const MPI_Datatype t = NativeType(x.type);
   const MPI_Op op = NativeOp(x.op);
@@ -57,6 +109,11 @@ int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsign
 }
 
 int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv) {
+  if (x.nonblocking) {
+    weftRequest_t req = nullptr;
+    int rc = PostWeft(x, s, ip, send, recv, &req);
+    return rc != weftSuccess ? rc : weftRequestWait(&req);
+  }
   const size_t es = weft::TypeSize(x.type);
   const size_t n = s.count;
   switch (x.coll) {

@@ -48,11 +48,19 @@ struct Ctx {
   weftRedOp_t op;
   int root;
   DeviceScratch* dev = nullptr;  // device buffers of the device modes (--memory device)
+  bool nonblocking = false;      // post the nonblocking call, then wait (--nonblocking)
 };
 
-/// The native MPI routine on host buffers (in place: recv is the buffer).
+/// Posts native MPI's nonblocking routine (MPI_Iallreduce, ...) into *req.
+int PostNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv,
+               MPI_Request* req);
+/// Posts weft's nonblocking routine (weftIAllReduce, ...) into *req.
+int PostWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv,
+             weftRequest_t* req);
+/// The native MPI routine on host buffers (in place: recv is the buffer); with x.nonblocking,
+/// the nonblocking one and a wait.
 int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv);
-/// weft's routine on whatever memory send/recv are.
+/// weft's routine on whatever memory send/recv are (x.nonblocking: posted, then waited for).
 int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv);
 /// Shape for a per-rank send buffer of about `bytes` (counts round down).
 Shape ShapeOf(const Ctx& x, size_t bytes);

@@ -12,6 +12,7 @@
 #include "bench_device.h"
 #include "bench_floor.h"
 #include "bench_output.h"
+#include "bench_overlap.h"
 #include "check/reference.h"
 #include "core/dtype.h"
 
@@ -189,6 +190,7 @@ int main(int argc, char** argv) {
     return code;
   }
   Ctx x{MPI_COMM_NULL, nullptr, rank, size, Coll::kAllReduce, o.type, o.op, o.root};
+  x.nonblocking = o.nonblocking;
   MPI_Comm_dup(MPI_COMM_WORLD, &x.mpi);
   if (weftCommInitMPI(&x.comm, MPI_COMM_WORLD) != weftSuccess) {
     std::fprintf(stderr, "weft-bench: weftCommInitMPI failed: %s\n", weftGetLastError(nullptr));
@@ -280,6 +282,7 @@ int main(int argc, char** argv) {
       b = std::max(nb, b + 1);
     }
   }
+  if (o.overlap && !o.device_memory && !failed) failed = !RunOverlapTables(x, o);
   if (rank == 0 && !o.device_memory) {
     std::printf("# wrong elements: weft %lld, native %lld%s\n", weft_wrong, native_wrong,
                 native_wrong > 0

@@ -45,6 +45,9 @@ void Usage() {
       "      --elements N   one size: N elements per rank (sets -b and -e)\n"
       "      --link-gbps R  each host's link rate in Gbit/s: across hosts the floor\n"
       "                     columns are then the network floor (without it, n/a)\n"
+      "      --nonblocking  both sides post the nonblocking call and wait for it\n"
+      "      --overlap      also measure how much of a nonblocking call computation hides\n"
+      "                     (OSU's overlap, per size and side)\n"
       "      --warmup N, --validate 0|1  aliases of -w and -c\n");
 }
 
@@ -121,6 +124,10 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
   }
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "--nonblocking" || a == "--overlap") {  // switches: no value
+      (a == "--overlap" ? o->overlap : o->nonblocking) = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       std::fprintf(stderr, "weft-bench: %s needs a value\n", a.c_str());
       Usage();

@@ -38,6 +38,12 @@ struct Options {
   /// --link-gbps: the rate of each host's link, Gbit/s; with ranks on more than one host the
   /// floor columns are the network floor at that rate (bench_floor.h). 0: not given.
   double link_gbps = 0;
+  /// --nonblocking: both sides post the nonblocking call (MPI_Iallreduce, weftIAllReduce, ...)
+  /// and wait for it, instead of the blocking call.
+  bool nonblocking = false;
+  /// --overlap: after each size's rows, the fraction of a nonblocking call hidden behind
+  /// computation, OSU's definition (bench_overlap.h), for both sides.
+  bool overlap = false;
 };
 
 /// Parses argv; on error or --help prints usage to stderr and returns false (*exit_code set).

@@ -11,6 +11,11 @@ void PrintTableHeader(FILE* f, const Ctx& x, const Options& o, const std::string
       o.warmup, o.iters, o.check ? "on" : "off");
   std::fprintf(f, "# native: %s; weft: the weft library, in the same run on the same buffers\n",
                mpi_name.c_str());
+  if (o.nonblocking) {
+    std::fprintf(f,
+                 "# calls: nonblocking on both sides (post, then wait: MPI_I... + MPI_Wait, "
+                 "weftI... + weftRequestWait)\n");
+  }
   if (o.cold_bytes > 0) {
     std::fprintf(f, "# cold: every rank writes %zu bytes of other memory before each call\n",
                  o.cold_bytes);

@@ -1,0 +1,47 @@
+// Progress of a communicator's nonblocking executions: requests (weftIAllReduce, ...) and plan
+// starts join the communicator's queue in the order they start, which MPI's rules make the
+// same on every rank. A test advances every queued execution in that order without blocking;
+// a wait completes the oldest first, then the next, until the one it waits for is done.
+//
+// Why oldest first: ranks may wait for their requests in different orders. The oldest
+// execution not yet complete everywhere is, on every rank that has not finished it, the oldest
+// one queued, so every rank that waits works on it and it completes; by induction every
+// execution does, and no rank blocks on a later one while a peer needs it to advance an earlier
+// one (which a wait on one execution alone would: each rank blocked on a different request).
+#pragma once
+
+#include "native/native_program.h"
+
+namespace weft {
+
+/// One nonblocking execution of a program, from its start until it completes.
+struct Execution {
+  virtual ~Execution() = default;
+  /// Called once it completes, under the communicator's progress lock, by whichever call
+  /// noticed (a freed request deletes itself here). Must not call back into progress.
+  virtual void Completed() {}
+
+  NativeProgram* program = nullptr;
+  /// Its result: set when it leaves the queue, reported by the next Test/Wait on it.
+  Status status = weftSuccess;
+  /// Started and not yet complete: in the communicator's in_flight queue.
+  bool queued = false;
+};
+
+/// Starts program on these buffers as execution e and queues it. Call with comm.progress_mu
+/// held (the caller may pick and build the program under the same lock).
+Status StartExecutionLocked(Comm& comm, Execution* e, NativeProgram* program, const Bind& bind);
+/// Advances every queued execution of comm in start order without blocking; *done once e has
+/// completed (its status is returned then). Returns at once (not done) if another thread is
+/// advancing this communicator.
+Status TestExecution(Comm& comm, Execution* e, bool* done);
+/// Completes e, completing the executions started before it first.
+Status WaitExecution(Comm& comm, Execution* e);
+/// Completes every queued execution (blocking collectives do this first, so a blocking call
+/// never waits on a peer that waits for this rank to advance an earlier nonblocking one).
+Status DrainExecutions(Comm& comm);
+/// weftCommAbort: drops every queued execution without waiting (each program abandoned; they
+/// complete with weftInvalidUsage).
+void AbandonExecutions(Comm& comm);
+
+}  // namespace weft
