@@ -1,6 +1,7 @@
-// Shared pieces of the interposed collectives (blocking and persistent): the serve-or-native
-// decision, made from what every rank of the call shares (communicator, op, type signature,
-// byte counts; never a rank's own datatype handle or layout), and the buffers weft runs on.
+// Shared pieces of the interposed collectives (blocking, nonblocking and persistent): the
+// serve-or-native decision, made from what every rank of the call shares (communicator, op, type
+// signature, byte counts; never a rank's own datatype handle or layout), and the buffers weft runs
+// on.
 #pragma once
 
 #include <mpi.h>
@@ -65,8 +66,10 @@ struct CallArgs {
 /// served, lays out its buffers. Native when the call's routine should run instead.
 Route Prepare(const CallArgs& a);
 
-/// Runs a served call on weft (blocking), or with plan set makes its persistent plan instead.
-weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan);
+/// Runs a served call on weft: with plan set, makes its persistent plan; with request set,
+/// starts it nonblocking; else runs it blocking.
+weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
+                    weftRequest_t* request);
 /// A blocking call end to end: prepare, pack, run on weft, unpack; or native.
 int Run(const CallArgs& a, const NativeFn& native);
 

@@ -173,29 +173,37 @@ Route Prepare(const CallArgs& a) {
   return route;
 }
 
-weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan) {
+weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
+                    weftRequest_t* request) {
   const Buffers& b = *route.buf;
   const size_t n = route.count;
   weftComm_t c = route.comm;
+  // One of three forms of each call: persistent (plan), nonblocking (request), blocking.
   switch (a.kind) {
     case Kind::kAllreduce:
-      return plan ? weftAllReduceInit(b.src, b.dst, n, route.type, route.op, c, plan)
-                  : weftAllReduce(b.src, b.dst, n, route.type, route.op, c, nullptr);
+      return plan      ? weftAllReduceInit(b.src, b.dst, n, route.type, route.op, c, plan)
+             : request ? weftIAllReduce(b.src, b.dst, n, route.type, route.op, c, request)
+                       : weftAllReduce(b.src, b.dst, n, route.type, route.op, c, nullptr);
     case Kind::kReduce:
-      return plan ? weftReduceInit(b.src, b.dst, n, route.type, route.op, a.root, c, plan)
-                  : weftReduce(b.src, b.dst, n, route.type, route.op, a.root, c, nullptr);
+      return plan      ? weftReduceInit(b.src, b.dst, n, route.type, route.op, a.root, c, plan)
+             : request ? weftIReduce(b.src, b.dst, n, route.type, route.op, a.root, c, request)
+                       : weftReduce(b.src, b.dst, n, route.type, route.op, a.root, c, nullptr);
     case Kind::kBcast:
-      return plan ? weftBroadcastInit(b.src, b.dst, n, weftUint8, a.root, c, plan)
-                  : weftBroadcast(b.src, b.dst, n, weftUint8, a.root, c, nullptr);
+      return plan      ? weftBroadcastInit(b.src, b.dst, n, weftUint8, a.root, c, plan)
+             : request ? weftIBroadcast(b.src, b.dst, n, weftUint8, a.root, c, request)
+                       : weftBroadcast(b.src, b.dst, n, weftUint8, a.root, c, nullptr);
     case Kind::kAllgather:
-      return plan ? weftAllGatherInit(b.src, b.dst, n, weftUint8, c, plan)
-                  : weftAllGather(b.src, b.dst, n, weftUint8, c, nullptr);
+      return plan      ? weftAllGatherInit(b.src, b.dst, n, weftUint8, c, plan)
+             : request ? weftIAllGather(b.src, b.dst, n, weftUint8, c, request)
+                       : weftAllGather(b.src, b.dst, n, weftUint8, c, nullptr);
     case Kind::kAlltoall:
-      return plan ? weftAllToAllInit(b.src, b.dst, n, weftUint8, c, plan)
-                  : weftAllToAll(b.src, b.dst, n, weftUint8, c, nullptr);
+      return plan      ? weftAllToAllInit(b.src, b.dst, n, weftUint8, c, plan)
+             : request ? weftIAllToAll(b.src, b.dst, n, weftUint8, c, request)
+                       : weftAllToAll(b.src, b.dst, n, weftUint8, c, nullptr);
     case Kind::kReduceScatterBlock:
-      return plan ? weftReduceScatterInit(b.src, b.dst, n, route.type, route.op, c, plan)
-                  : weftReduceScatter(b.src, b.dst, n, route.type, route.op, c, nullptr);
+      return plan      ? weftReduceScatterInit(b.src, b.dst, n, route.type, route.op, c, plan)
+             : request ? weftIReduceScatter(b.src, b.dst, n, route.type, route.op, c, request)
+                       : weftReduceScatter(b.src, b.dst, n, route.type, route.op, c, nullptr);
   }
   return weftInternalError;
 }
@@ -206,7 +214,7 @@ int Run(const CallArgs& a, const NativeFn& native) {
   if (route.comm == nullptr) return native();
   int rc = route.buf->Before();
   if (rc != MPI_SUCCESS) return rc;
-  weftResult_t r = Launch(a, route, nullptr);
+  weftResult_t r = Launch(a, route, nullptr, nullptr);
   if (r != weftSuccess) return Finish(r, a.comm, a.fn);
   return route.buf->After();
 }

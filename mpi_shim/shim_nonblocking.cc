@@ -1,0 +1,120 @@
+// Nonblocking collectives: MPI_Iallreduce, MPI_Ireduce, MPI_Ibcast, MPI_Iallgather,
+// MPI_Ialltoall, MPI_Ireduce_scatter_block, MPI_Ireduce_scatter, MPI_Ibarrier. The same
+// serve-or-native choice as the blocking calls (shim_route.cc); a served call starts weft's
+// nonblocking collective and hands the user a generalized request that completes with it
+// (shim_requests.h), so the request mixes with native ones in every completion call.
+#include "shim_colls.h"
+#include "shim_requests.h"
+#include "shim_state.h"
+#include "shim_stats.h"
+
+using namespace weft::shim;
+
+namespace {
+
+// Served: weft's request behind a generalized one; nothing to move: an already complete
+// request; else the native routine.
+int Post(const CallArgs& a, MPI_Request* req, const NativeFn& native) {
+  Route route = Prepare(a);
+  if (route.empty) return CompletedRequest(req);
+  if (route.comm == nullptr) return native();
+  int rc = route.buf->Before();  // the send side is packed now: MPI lets it change only after
+  if (rc != MPI_SUCCESS) return rc;
+  weftRequest_t started = nullptr;
+  weftResult_t r = Launch(a, route, nullptr, &started);
+  if (r != weftSuccess) return Finish(r, a.comm, a.fn);
+  return AddNonblocking(started, route.buf, req);
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Iallreduce(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* req) {
+  return Guard([&] {
+    return Post(
+        {Kind::kAllreduce, "MPI_Iallreduce", s, r, size_t(n), dt, size_t(n), dt, op, 0, comm}, req,
+        [&] { return PMPI_Iallreduce(s, r, n, dt, op, comm, req); });
+  });
+}
+
+int MPI_Ireduce(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+                MPI_Request* req) {
+  return Guard([&] {
+    return Post({Kind::kReduce, "MPI_Ireduce", s, r, size_t(n), dt, size_t(n), dt, op, root, comm},
+                req, [&] { return PMPI_Ireduce(s, r, n, dt, op, root, comm, req); });
+  });
+}
+
+int MPI_Ibcast(void* buf, int n, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request* req) {
+  return Guard([&] {
+    return Post({Kind::kBcast, "MPI_Ibcast", buf, buf, size_t(n), dt, size_t(n), dt, MPI_OP_NULL,
+                 root, comm},
+                req, [&] { return PMPI_Ibcast(buf, n, dt, root, comm, req); });
+  });
+}
+
+int MPI_Iallgather(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
+                   MPI_Comm comm, MPI_Request* req) {
+  return Guard([&] {
+    return Post({Kind::kAllgather, "MPI_Iallgather", s, r, size_t(sn), st, size_t(rn), rt,
+                 MPI_OP_NULL, 0, comm},
+                req, [&] { return PMPI_Iallgather(s, sn, st, r, rn, rt, comm, req); });
+  });
+}
+
+int MPI_Ialltoall(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
+                  MPI_Comm comm, MPI_Request* req) {
+  return Guard([&] {
+    return Post({Kind::kAlltoall, "MPI_Ialltoall", s, r, size_t(sn), st, size_t(rn), rt,
+                 MPI_OP_NULL, 0, comm},
+                req, [&] { return PMPI_Ialltoall(s, sn, st, r, rn, rt, comm, req); });
+  });
+}
+
+int MPI_Ireduce_scatter_block(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* req) {
+  return Guard([&] {
+    return Post({Kind::kReduceScatterBlock, "MPI_Ireduce_scatter_block", s, r, size_t(n), dt,
+                 size_t(n), dt, op, 0, comm},
+                req, [&] { return PMPI_Ireduce_scatter_block(s, r, n, dt, op, comm, req); });
+  });
+}
+
+int MPI_Ireduce_scatter(const void* s, void* r, const int counts[], MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm, MPI_Request* req) {
+  auto native = [&] { return PMPI_Ireduce_scatter(s, r, counts, dt, op, comm, req); };
+  return Guard([&] {
+    // recvcounts is the same array on every rank (MPI requires it), so this choice is shared.
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    for (int i = 1; i < size; ++i) {
+      if (counts[i] != counts[0]) {
+        NoteFallback(Fallback::kUneven, "MPI_Ireduce_scatter");
+        return native();
+      }
+    }
+    return Post({Kind::kReduceScatterBlock, "MPI_Ireduce_scatter", s, r, size_t(counts[0]), dt,
+                 size_t(counts[0]), dt, op, 0, comm},
+                req, native);
+  });
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) {
+  return Guard([&] {
+    Fallback why;
+    weftComm_t wc = CommFor(comm, &why);
+    if (!wc) {
+      NoteFallback(why, "MPI_Ibarrier");
+      return PMPI_Ibarrier(comm, req);
+    }
+    CountCall("MPI_Ibarrier", true);
+    weftRequest_t started = nullptr;
+    weftResult_t r = weftIBarrier(wc, &started);
+    if (r != weftSuccess) return Finish(r, comm, "MPI_Ibarrier");
+    return AddNonblocking(started, std::make_shared<Buffers>(), req);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,31 @@
+// The requests the interposer serves, and the MPI completion calls (Wait/Test and their
+// -all/-any/-some forms, MPI_Request_free) over arrays that mix them with native requests.
+//   - A persistent collective weft serves is a real, never-started native persistent request
+//     paired with a weft plan (shim_persistent.cc).
+//   - A nonblocking collective weft serves is a generalized request (MPI_Grequest_start) paired
+//     with a weft request: when weft's part completes, the generalized request is completed and
+//     the native completion call frees it and reports its status, so every array form keeps
+//     MPI's own semantics for it.
+// A program that never has a served request pays one atomic load per completion call.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "shim_colls.h"
+#include "weft/weft.h"
+
+namespace weft::shim {
+
+/// Registers a persistent request weft serves under its native handle.
+void AddPersistent(MPI_Request handle, weftPlan_t plan, std::shared_ptr<Buffers> buf);
+/// MPI_Start of a served persistent request: true if handle is one (*rc its result).
+bool StartPersistent(MPI_Request handle, int* rc);
+/// A nonblocking call weft runs as request (buf's After runs once it completes): makes the
+/// generalized request the user holds into *handle.
+int AddNonblocking(weftRequest_t request, std::shared_ptr<Buffers> buf, MPI_Request* handle);
+/// A generalized request that is already complete (a served call with nothing to move).
+int CompletedRequest(MPI_Request* handle);
+
+}  // namespace weft::shim
