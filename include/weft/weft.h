@@ -273,6 +273,20 @@ WEFT_API weftResult_t weftRequestWaitall(int count, weftRequest_t* requests);
 /// (as MPI_Request_free). A communicator with requests not yet freed cannot be destroyed.
 WEFT_API weftResult_t weftRequestFree(weftRequest_t* request);
 
+/* Groups, as NCCL's ncclGroupStart/End: blocking calls (weftSend, weftRecv and the
+ * collectives) made by a thread between weftGroupStart and weftGroupEnd return at once; the
+ * outermost weftGroupEnd starts them all together, in the order made, and returns once all are
+ * complete. So a ring exchange or sends and receives to every peer cannot deadlock. Arguments
+ * are checked when each call is made; the buffers must stay untouched until weftGroupEnd
+ * returns. Groups nest; nonblocking calls inside a group start at once, as outside it. Calls
+ * on device buffers are not accepted inside a group (weftNotSupported). A send and a receive
+ * between two ranks match in the order made (one tag), as NCCL's do. */
+/// Starts (or nests) a group on this thread.
+WEFT_API weftResult_t weftGroupStart(void);
+/// Ends a group; the outermost End runs its calls and returns the first failure among them
+/// (weftTimeout after WEFT_TIMEOUT_S when a peer never makes its matching calls).
+WEFT_API weftResult_t weftGroupEnd(void);
+
 /* Device helpers: one portable way to get device memory and streams under whatever backend
  * is active (WEFT_DEVICE: host, emulated, cuda), so programs and tests run unchanged on a CPU
  * machine with the emulated backend. Under CUDA, cudaMalloc'd memory and cudaStream_t work

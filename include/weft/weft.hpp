@@ -153,6 +153,20 @@ class Request {
   weftRequest_t req_ = nullptr;
 };
 
+/// Runs the weft calls body makes as one group (weftGroupStart/weftGroupEnd): they start
+/// together when body returns, which is when this returns, complete.
+template <typename Body>
+void group(Body&& body) {
+  Check(weftGroupStart());
+  try {
+    body();
+  } catch (...) {
+    weftGroupEnd();  // runs what was queued; body's exception is the one reported
+    throw;
+  }
+  Check(weftGroupEnd());
+}
+
 /// An RAII communicator over an MPI communicator (collective to create and destroy).
 class Communicator {
  public:

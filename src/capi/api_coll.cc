@@ -8,14 +8,16 @@
 #include "device/buffer_route.h"
 #include "device/comm_device.h"
 #include "device/device_path.h"
+#include "plan/group.h"
 #include "weft/weft.h"
 
 namespace weft {
 
 WEFT_HOT Status PrepareCall(const char* fn, Comm* comm, weftStream_t stream, CollArgs* args,
-                            bool* served) {
+                            bool* served, bool grouped) {
   *served = false;
   CollArgs& a = *args;
+  a.grouped = grouped;
   WEFT_CHECK(CheckComm(fn, comm));
   WEFT_CHECK(comm->CheckUsable(fn));
   WEFT_CHECK(CheckStreamArg(fn, *comm, stream));
@@ -34,6 +36,12 @@ WEFT_HOT Status PrepareCall(const char* fn, Comm* comm, weftStream_t stream, Col
   }
   device::BufferRoute route;
   WEFT_CHECK(device::RouteBuffers(*comm, a, &route));
+  if (grouped && route.any_device()) {
+    return comm->Fail(weftNotSupported,
+                      "%s: device buffers inside weftGroupStart/weftGroupEnd are not supported "
+                      "(call it outside the group)",
+                      fn);
+  }
   WEFT_CHECK(device::RunDevicePath(*comm, a, route, stream, fn, served));
   if (*served) return weftSuccess;
   // Only the user's own buffers can be weftMemAlloc memory (staged chunks never are), so the
@@ -47,8 +55,14 @@ WEFT_HOT weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
   const char* fn = CollApiName(a.kind);
   return Guarded(fn, [&]() -> weftResult_t {
     bool served = false;
-    WEFT_CHECK(PrepareCall(fn, comm, stream, &a, &served));
-    return served ? weftSuccess : RunHostBlocking(*comm, a);
+    const bool grouped = InGroup();
+    WEFT_CHECK(PrepareCall(fn, comm, stream, &a, &served, grouped));
+    if (served) return weftSuccess;
+    if (grouped) {  // started with the rest of the group at its weftGroupEnd
+      GroupAdd(*comm, a);
+      return weftSuccess;
+    }
+    return RunHostBlocking(*comm, a);
   });
 }
 

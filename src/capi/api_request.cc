@@ -3,6 +3,7 @@
 // a request started on the communicator's queue (plan/request.h, coll/progress.h).
 #include "capi/guard.h"
 #include "core/hot_path.h"
+#include "plan/group.h"
 #include "plan/request.h"
 #include "weft/weft.h"
 
@@ -171,6 +172,17 @@ weftResult_t weftRequestWaitall(int count, weftRequest_t* requests) {
     }
     return first;
   });
+}
+
+weftResult_t weftGroupStart(void) {
+  return weft::Guarded("weftGroupStart", []() -> weftResult_t {
+    weft::GroupStart();
+    return weftSuccess;
+  });
+}
+
+weftResult_t weftGroupEnd(void) {
+  return weft::Guarded("weftGroupEnd", []() -> weftResult_t { return weft::GroupEnd(); });
 }
 
 weftResult_t weftRequestFree(weftRequest_t* request) {

@@ -31,8 +31,10 @@ Status CheckComm(const char* fn, const Comm* comm);
 /// communicator, the stream, the arguments (validated; an error seen by one rank only breaks
 /// the communicator, or with WEFT_CHECK_ARGS=1 is agreed by all), the memory the buffers are
 /// in. Calls on device buffers run their device path here (*served); host calls leave with
-/// zero copy agreed, ready for the host core.
-Status PrepareCall(const char* fn, Comm* comm, void* stream, CollArgs* args, bool* served);
+/// zero copy agreed, ready for the host core. grouped: the call is inside a group, which takes
+/// host buffers only.
+Status PrepareCall(const char* fn, Comm* comm, void* stream, CollArgs* args, bool* served,
+                   bool grouped = false);
 /// A stream argument: NULL, or a stream of comm's device backend (weftInvalidArgument
 /// otherwise; weftNotSupported when the backend has no devices at all).
 Status CheckStreamArg(const char* fn, Comm& comm, const void* stream);

@@ -139,10 +139,11 @@ WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a, bool* seen_only_here) {
     return comm.Fail(weftInvalidArgument, "%s: %s %d is not a rank of this communicator (size %d)",
                      fn, UsesPeer(a->kind) ? "peer" : "root", a->root, comm.size);
   }
-  if (UsesPeer(a->kind) && a->root == comm.rank) {
+  if (UsesPeer(a->kind) && a->root == comm.rank && !a->grouped) {
     return comm.Fail(weftInvalidUsage,
-                     "%s: peer %d is this rank; a blocking send to self would deadlock", fn,
-                     a->root);
+                     "%s: peer %d is this rank; a blocking send to self would deadlock (inside "
+                     "weftGroupStart/End it would not)",
+                     fn, a->root);
   }
   const size_t es = TypeSize(a->type);
   Extents e;

@@ -42,6 +42,9 @@ struct CollArgs {
   /// Shared slots are written with streaming stores (Comm::SlotsStreamed when the program is
   /// looked up or built): the choice of schedule depends on it.
   bool slots_streamed = false;
+  /// Made inside a weftGroupStart/End group (plan/group.h): started with the group's other
+  /// calls, so a send or receive to this rank itself is fine.
+  bool grouped = false;
 };
 
 /// CollArgs from a C API call's arguments (root doubles as the peer of Send/Recv).

@@ -80,6 +80,7 @@ void AddPointToPoint(Comm& comm, const CollArgs& a, size_t bytes, NativeProgram*
   MPI_Comm mc = comm.mpi;
   const int peer = a.root;
   const bool is_send = a.kind == CollKind::kSend;
+  p->point_to_point = true;
   for (size_t off = 0; off < bytes; off += piece) {
     NativeStep s;
     s.what = is_send ? "MPI_Send" : "MPI_Recv";

@@ -55,7 +55,10 @@ class NativeProgram {
   bool active() const;
   /// An active native execution with MPI calls still to issue (a later step starts when the
   /// one before it completes).
-  bool IssuesMore() const { return !compiled && active_ && next_ + 1 < steps.size(); }
+  /// (Point-to-point programs are matched by peer and tag, not by order: never.)
+  bool IssuesMore() const {
+    return !compiled && !point_to_point && active_ && next_ + 1 < steps.size();
+  }
   /// The communicator is being aborted: drops an execution in flight without waiting for it
   /// (cancels and frees its request) and the compiled form, which refers to the communicator.
   void Abandon();
@@ -74,6 +77,8 @@ class NativeProgram {
   std::vector<NativeStep> steps;
   /// Set when the call runs a compiled schedule: Run/Start/Test/Wait then run it, not steps.
   std::unique_ptr<CompiledColl> compiled;
+  /// A send or a receive (its steps match by peer and tag, in order between one pair).
+  bool point_to_point = false;
   /// How the data travels (a static string, so building a program allocates no text).
   const char* note = "";
 

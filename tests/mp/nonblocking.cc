@@ -297,6 +297,13 @@ void CheckCpp(Ctx& x) {
   bool right = out[99] == 1.5f * x.size;
   for (int q = 0; q < x.size; ++q) right &= all[q * 100 + 7] == q;
   x.report->Case(right, "c++: results");
+  // A ring exchange in weft::group.
+  std::vector<int32_t> to(10, x.rank), from(10, -1);
+  weft::group([&] {
+    comm.send(std::span<const int32_t>(to), (x.rank + 1) % x.size);
+    comm.recv(std::span<int32_t>(from), (x.rank + x.size - 1) % x.size);
+  });
+  x.report->Case(from[9] == (x.rank + x.size - 1) % x.size, "c++: group ring");
 }
 
 }  // namespace
