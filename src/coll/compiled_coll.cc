@@ -265,7 +265,7 @@ WEFT_HOT Status CompiledColl::Start(Comm& comm, const Bind& bind) {
     return comm.Fail(weftInvalidUsage, "weftPlanStart: the previous start is not complete");
   }
   if (!own_scratch_ && bytecode.scratch_bytes) {
-    own_scratch_.reset(new unsigned char[bytecode.scratch_bytes]);
+    own_scratch_ = comm.TakeExecScratch(bytecode.scratch_bytes, &own_scratch_bytes_);
   }
   WEFT_CHECK(ClaimNodeSegment(comm));
   WEFT_CHECK(ClaimTagSlot(comm));
@@ -273,15 +273,21 @@ WEFT_HOT Status CompiledColl::Start(Comm& comm, const Bind& bind) {
   started_ = true;
   bool done = false;
   Status s = Resume(comm, false, &done);
-  if (s != weftSuccess) started_ = false;
+  if (s != weftSuccess) Finished();
   return s;
+}
+
+void CompiledColl::Finished() {
+  started_ = false;
+  // Not while an earlier start's messages may still land in it: only a clean completion.
+  if (!interp_.active()) comm_.ReturnExecScratch(std::move(own_scratch_), own_scratch_bytes_);
 }
 
 WEFT_HOT Status CompiledColl::Test(Comm& comm, bool* done) {
   *done = !started_;
   if (*done) return weftSuccess;
   Status s = interp_.active() ? Resume(comm, false, done) : (*done = true, weftSuccess);
-  if (s != weftSuccess || *done) started_ = false;
+  if (s != weftSuccess || *done) Finished();
   return s;
 }
 
@@ -289,7 +295,7 @@ WEFT_HOT Status CompiledColl::Wait(Comm& comm) {
   if (!started_) return weftSuccess;
   bool done = true;
   Status s = interp_.active() ? Resume(comm, true, &done) : weftSuccess;
-  started_ = false;
+  Finished();
   return s;
 }
 

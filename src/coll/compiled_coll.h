@@ -24,14 +24,11 @@ class CompiledColl {
   ~CompiledColl();
   /// Runs to completion (scratch from the communicator's arena).
   Status Run(Comm& comm, const Bind& bind);
-  /// Non-blocking execution (scratch owned by this object): Start, then Test or Wait.
+  /// Non-blocking execution (scratch taken from the communicator's blocks for executions and
+  /// given back at completion): Start, then Test or Wait.
   Status Start(Comm& comm, const Bind& bind);
   Status Test(Comm& comm, bool* done);
   Status Wait(Comm& comm);
-  /// Frees the scratch Start allocated if it exceeds max bytes (not while active).
-  void TrimOwnScratch(size_t max) {
-    if (!started_ && bytecode.scratch_bytes > max) own_scratch_.reset();
-  }
   /// Started and not yet completed by Test or Wait (MPI's "active" persistent request).
   bool active() const { return started_; }
   /// The call's buffers are weftMemAlloc memory on every rank (agreed): the peers' buffers
@@ -63,7 +60,10 @@ class CompiledColl {
   Comm& comm_;
   ScheduleTransport transport_;
   Interpreter interp_;
+  /// Completion of a nonblocking execution: its scratch goes back to the communicator.
+  void Finished();
   std::unique_ptr<unsigned char[]> own_scratch_;
+  size_t own_scratch_bytes_ = 0;
   bool started_ = false;
   const bool uses_node_;
   const uint64_t slot_bytes_;

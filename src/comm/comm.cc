@@ -253,6 +253,39 @@ WEFT_HOT unsigned char* weftComm::ScheduleScratch(size_t bytes) {
   return sched_scratch_.get();
 }
 
+std::unique_ptr<unsigned char[]> weftComm::TakeExecScratch(size_t bytes, size_t* got) {
+  {
+    std::lock_guard<std::mutex> lk(exec_scratch_mu_);
+    size_t best = exec_scratch_.size();
+    for (size_t i = 0; i < exec_scratch_.size(); ++i) {  // the smallest that fits
+      if (exec_scratch_[i].bytes >= bytes &&
+          (best == exec_scratch_.size() || exec_scratch_[i].bytes < exec_scratch_[best].bytes)) {
+        best = i;
+      }
+    }
+    if (best < exec_scratch_.size()) {
+      ScratchBlock b = std::move(exec_scratch_[best]);
+      exec_scratch_.erase(exec_scratch_.begin() + static_cast<long>(best));
+      *got = b.bytes;
+      return std::move(b.data);
+    }
+  }
+  *got = bytes;
+  return std::unique_ptr<unsigned char[]>(new unsigned char[bytes]);
+}
+
+void weftComm::ReturnExecScratch(std::unique_ptr<unsigned char[]> block, size_t bytes) {
+  if (block == nullptr) return;
+  std::lock_guard<std::mutex> lk(exec_scratch_mu_);
+  exec_scratch_.push_back(ScratchBlock{std::move(block), bytes});
+  if (exec_scratch_.size() > kExecScratchBlocks) {  // drop the smallest
+    auto smallest = std::min_element(
+        exec_scratch_.begin(), exec_scratch_.end(),
+        [](const ScratchBlock& a, const ScratchBlock& b) { return a.bytes < b.bytes; });
+    exec_scratch_.erase(smallest);
+  }
+}
+
 bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment>* out) {
   if (shm_failed_) return false;
   if (!shm_ || shm_->slot_bytes() < slot_bytes) {

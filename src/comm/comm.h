@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/hot_path.h"
 #include "core/status.h"
@@ -102,6 +103,14 @@ struct weftComm {
   /// Scratch memory for blocking compiled collectives (one runs at a time per communicator),
   /// grown to the largest need seen and kept until the communicator is destroyed.
   unsigned char* ScheduleScratch(size_t bytes);
+  /// Scratch for one nonblocking execution (a request or a plan start), at least bytes long,
+  /// from the blocks earlier executions returned (else new): executions in flight together
+  /// each hold their own, and a block is reused across call shapes as the arena is.
+  std::unique_ptr<unsigned char[]> TakeExecScratch(size_t bytes, size_t* got);
+  /// Gives a block back when its execution completes; kExecScratchBlocks are kept (the
+  /// largest), the rest freed.
+  void ReturnExecScratch(std::unique_ptr<unsigned char[]> block, size_t bytes);
+  static constexpr size_t kExecScratchBlocks = 4;
   /// Collective over node_comm: the node segment with slots of at least slot_bytes, made anew
   /// when the current one is smaller. Called when an execution starts, never when a program is
   /// built: every rank executes the same collectives in the same order, but a program cache
@@ -132,6 +141,12 @@ struct weftComm {
 
  private:
   std::unique_ptr<unsigned char[]> sched_scratch_;
+  struct ScratchBlock {
+    std::unique_ptr<unsigned char[]> data;
+    size_t bytes = 0;
+  };
+  std::mutex exec_scratch_mu_;
+  std::vector<ScratchBlock> exec_scratch_;  // idle blocks for nonblocking executions
   std::shared_ptr<weft::ShmSegment> shm_;
   bool placement_probed_ = false;
   bool shm_failed_ = false;

@@ -34,10 +34,6 @@ void NativeProgram::Abandon() {
   compiled.reset();
 }
 
-void NativeProgram::TrimRunScratch(size_t max) {
-  if (compiled) compiled->TrimOwnScratch(max);
-}
-
 WEFT_HOT Status NativeProgram::Run(Comm& comm, const Bind& bind) {
   if (compiled) return compiled->Run(comm, bind);
   if (active_)

@@ -63,10 +63,6 @@ class NativeProgram {
   /// (cancels and frees its request) and the compiled form, which refers to the communicator.
   void Abandon();
 
-  /// Frees scratch a compiled execution allocated for nonblocking runs when it exceeds max
-  /// bytes (call when no execution is active; the next start allocates it again).
-  void TrimRunScratch(size_t max);
-
   /// A scratch buffer owned by the program (freed with it).
   void* Scratch(size_t bytes);
   /// Total bytes of Scratch buffers.

@@ -36,9 +36,6 @@ Status Finish(Request* r, Status s) {
 }  // namespace weft
 
 void weftRequest::Completed() {
-  // A program kept for its shape keeps its scratch between executions, unless it is large:
-  // several instances of many shapes may be cached.
-  if (held != nullptr) held->TrimRunScratch(weft::ProgramCache::kMaxScratchBytes);
   held.reset();
   if (freed) {
     weft::Unregister(this);
