@@ -72,8 +72,8 @@ bool Layout(const CallArgs& a, const TypeShape& sshape, const TypeShape& rshape,
     case Kind::kAllgather:
       if (!Mul(a.rcount, p, &nr)) return false;
       break;
-    case Kind::kAlltoall:
-      if (!Mul(a.rcount, p, &nr) || !Mul(a.scount, p, &ns)) return false;
+    case Kind::kAlltoall:  // in place the send count is ignored (it may be -1)
+      if (!Mul(a.rcount, p, &nr) || (!in_place && !Mul(a.scount, p, &ns))) return false;
       break;
     case Kind::kReduceScatterBlock:
       if (!Mul(a.scount, p, &ns)) return false;
@@ -135,9 +135,14 @@ int Buffers::After() {
 Route Prepare(const CallArgs& a) {
   // A negative int or MPI_Count arrives here with its top bit set: MPI's routine reports it.
   constexpr size_t kNegative = size_t{1} << 63;
-  if ((a.scount | a.rcount) & kNegative) return Native(Fallback::kDatatype, a.fn);
   const bool in_place = a.s == MPI_IN_PLACE;
   const bool reduction = IsReduction(a.kind);
+  // In place, allgather and alltoall ignore the send count and type (MPI_IN_PLACE, -1,
+  // MPI_DATATYPE_NULL is common, as in MPICH's own tests), which then must not decide.
+  const bool send_ignored = in_place && !reduction && a.kind != Kind::kBcast;
+  if (((send_ignored ? 0 : a.scount) | a.rcount) & kNegative) {
+    return Native(Fallback::kDatatype, a.fn);
+  }
   // Reductions and Bcast have one datatype for both sides.
   const MPI_Datatype rt = reduction || a.kind == Kind::kBcast ? a.st : a.rt;
   CallArgs args = a;
@@ -150,7 +155,8 @@ Route Prepare(const CallArgs& a) {
   // Bytes each rank sends and receives per peer (movement) or in all (reductions): shared.
   size_t sbytes = 0, rbytes = 0;
   const size_t rcount = reduction || a.kind == Kind::kBcast ? a.scount : a.rcount;
-  if (!Mul(a.scount, sshape.size, &sbytes) || !Mul(rcount, rshape.size, &rbytes)) {
+  if (!Mul(has_send ? a.scount : rcount, sshape.size, &sbytes) ||
+      !Mul(rcount, rshape.size, &rbytes)) {
     return Native(Fallback::kDatatype, a.fn);  // MPI reports the count
   }
   if (has_send && sbytes != rbytes) return Native(Fallback::kMismatch, a.fn);

@@ -23,7 +23,8 @@ const char* ReasonText(Fallback why) {
     case Fallback::kInterComm:
       return "inter-communicator";
     case Fallback::kDatatype:
-      return "a reduction over a type signature weft does not reduce (mixed or unserved types)";
+      return "a datatype or count weft does not serve (a reduction over mixed or unserved basic "
+             "types, or a count MPI itself must report)";
     case Fallback::kOp:
       return "reduction op weft does not serve (user-defined, MINLOC/MAXLOC, logical, bitwise)";
     case Fallback::kUneven:
