@@ -180,6 +180,18 @@ WEFT_API weftResult_t weftAllToAll(const void* sendbuff, void* recvbuff, size_t 
                                    weftDataType_t datatype, weftComm_t comm, weftStream_t stream);
 /// Returns once every rank of comm has entered.
 WEFT_API weftResult_t weftBarrier(weftComm_t comm, weftStream_t stream);
+/// Gathers sendcount elements from every rank into root's recvbuff, in rank order (recvbuff
+/// is used at the root only; in place: the root's sendbuff == recvbuff + root*sendcount). Runs
+/// the native MPI routine; host buffers only.
+WEFT_API weftResult_t weftGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                 weftDataType_t datatype, int root, weftComm_t comm,
+                                 weftStream_t stream);
+/// Scatters root's sendbuff, recvcount elements to each rank in rank order (sendbuff is used
+/// at the root only; in place: the root's recvbuff == sendbuff + root*recvcount). Runs the
+/// native MPI routine; host buffers only.
+WEFT_API weftResult_t weftScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                  weftDataType_t datatype, int root, weftComm_t comm,
+                                  weftStream_t stream);
 /// Sends count elements to peer. Blocking on the host: order sends and receives so that
 /// they match, as with MPI_Send.
 WEFT_API weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype,
@@ -257,6 +269,14 @@ WEFT_API weftResult_t weftIReduceScatter(const void* sendbuff, void* recvbuff, s
 WEFT_API weftResult_t weftIAllToAll(const void* sendbuff, void* recvbuff, size_t count_per_peer,
                                     weftDataType_t datatype, weftComm_t comm,
                                     weftRequest_t* request);
+/// Nonblocking weftGather.
+WEFT_API weftResult_t weftIGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                  weftDataType_t datatype, int root, weftComm_t comm,
+                                  weftRequest_t* request);
+/// Nonblocking weftScatter.
+WEFT_API weftResult_t weftIScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                   weftDataType_t datatype, int root, weftComm_t comm,
+                                   weftRequest_t* request);
 /// Nonblocking weftBarrier.
 WEFT_API weftResult_t weftIBarrier(weftComm_t comm, weftRequest_t* request);
 /// Completes *request, frees it and sets *request to NULL (at once for NULL). Returns the

@@ -256,6 +256,20 @@ class Communicator {
     Check(weftAllToAll(send.data(), recv.data(), send.size() / size(), TypeOf<T>(), comm_, nullptr),
           comm_);
   }
+  /// recv (used at root only) = every rank's send, in rank order.
+  template <typename T>
+  void gather(std::span<const T> send, std::span<T> recv, int root) {
+    if (rank() == root) Same(send.size() * size(), recv.size(), "gather");
+    Check(weftGather(send.data(), recv.data(), send.size(), TypeOf<T>(), root, comm_, nullptr),
+          comm_);
+  }
+  /// recv = block rank() of root's send (send used at root only).
+  template <typename T>
+  void scatter(std::span<const T> send, std::span<T> recv, int root) {
+    if (rank() == root) Same(recv.size() * size(), send.size(), "scatter");
+    Check(weftScatter(send.data(), recv.data(), recv.size(), TypeOf<T>(), root, comm_, nullptr),
+          comm_);
+  }
   void barrier() { Check(weftBarrier(comm_, nullptr), comm_); }
   template <typename T>
   void send(std::span<const T> buf, int peer) {

@@ -36,6 +36,10 @@ WEFT_HOT Status PrepareCall(const char* fn, Comm* comm, weftStream_t stream, Col
   }
   device::BufferRoute route;
   WEFT_CHECK(device::RouteBuffers(*comm, a, &route));
+  if (route.any_device() && (a.kind == CollKind::kGather || a.kind == CollKind::kScatter)) {
+    return comm->Fail(weftNotSupported, "%s: device buffers are not supported yet (stage them)",
+                      fn);
+  }
   if (grouped && route.any_device()) {
     return comm->Fail(weftNotSupported,
                       "%s: device buffers inside weftGroupStart/weftGroupEnd are not supported "
@@ -116,6 +120,20 @@ WEFT_HOT weftResult_t weftAllToAll(const void* sendbuff, void* recvbuff, size_t 
                                    weftDataType_t datatype, weftComm_t comm, weftStream_t stream) {
   return RunBlocking(
       MakeArgs(CollKind::kAllToAll, sendbuff, recvbuff, count_per_peer, datatype, weftSum, 0), comm,
+      stream);
+}
+
+weftResult_t weftGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                        weftDataType_t datatype, int root, weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(
+      MakeArgs(CollKind::kGather, sendbuff, recvbuff, sendcount, datatype, weftSum, root), comm,
+      stream);
+}
+
+weftResult_t weftScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                         weftDataType_t datatype, int root, weftComm_t comm, weftStream_t stream) {
+  return RunBlocking(
+      MakeArgs(CollKind::kScatter, sendbuff, recvbuff, recvcount, datatype, weftSum, root), comm,
       stream);
 }
 

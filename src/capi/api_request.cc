@@ -27,6 +27,10 @@ const char* NonblockingName(CollKind kind) {
       return "weftIAllToAll";
     case CollKind::kBarrier:
       return "weftIBarrier";
+    case CollKind::kGather:
+      return "weftIGather";
+    case CollKind::kScatter:
+      return "weftIScatter";
     default:
       return "weft nonblocking call";
   }
@@ -113,6 +117,22 @@ WEFT_HOT weftResult_t weftIAllToAll(const void* sendbuff, void* recvbuff, size_t
                                     weftRequest_t* request) {
   return StartNonblocking(
       MakeArgs(CollKind::kAllToAll, sendbuff, recvbuff, count_per_peer, datatype, weftSum, 0), comm,
+      request);
+}
+
+weftResult_t weftIGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                         weftDataType_t datatype, int root, weftComm_t comm,
+                         weftRequest_t* request) {
+  return StartNonblocking(
+      MakeArgs(CollKind::kGather, sendbuff, recvbuff, sendcount, datatype, weftSum, root), comm,
+      request);
+}
+
+weftResult_t weftIScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                          weftDataType_t datatype, int root, weftComm_t comm,
+                          weftRequest_t* request) {
+  return StartNonblocking(
+      MakeArgs(CollKind::kScatter, sendbuff, recvbuff, recvcount, datatype, weftSum, root), comm,
       request);
 }
 

@@ -12,7 +12,10 @@ bool UsesOp(CollKind k) {
   return k == CollKind::kAllReduce || k == CollKind::kReduce || k == CollKind::kReduceScatter;
 }
 
-bool UsesRoot(CollKind k) { return k == CollKind::kReduce || k == CollKind::kBroadcast; }
+bool UsesRoot(CollKind k) {
+  return k == CollKind::kReduce || k == CollKind::kBroadcast || k == CollKind::kGather ||
+         k == CollKind::kScatter;
+}
 
 bool UsesPeer(CollKind k) { return k == CollKind::kSend || k == CollKind::kRecv; }
 
@@ -32,7 +35,8 @@ WEFT_HOT bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Ext
   size_t all = 0;
   if (!Mul(bytes, static_cast<size_t>(comm.size), &all)) return false;
   const bool blocks = a.kind == CollKind::kAllGather || a.kind == CollKind::kReduceScatter ||
-                      a.kind == CollKind::kAllToAll;
+                      a.kind == CollKind::kAllToAll || a.kind == CollKind::kGather ||
+                      a.kind == CollKind::kScatter;
   if ((blocks ? all : bytes) > kMaxBufferBytes) return false;
   const bool root = comm.rank == a.root;
   switch (a.kind) {
@@ -63,6 +67,12 @@ WEFT_HOT bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Ext
     case CollKind::kBarrier:
       *e = {0, 0};
       break;
+    case CollKind::kGather:  // the root receives every rank's block
+      *e = {bytes, root ? all : 0};
+      break;
+    case CollKind::kScatter:  // the root sends every rank's block
+      *e = {root ? all : 0, bytes};
+      break;
   }
   return true;
 }
@@ -76,8 +86,10 @@ bool IsInPlaceForm(const Comm& comm, const CollArgs& a, size_t es) {
   const uintptr_t offset = static_cast<uintptr_t>(comm.rank) * a.count * es;
   switch (a.kind) {
     case CollKind::kAllGather:
+    case CollKind::kGather:  // the root's own block already in place
       return s == r + offset;
     case CollKind::kReduceScatter:
+    case CollKind::kScatter:
       return r == s + offset;
     default:
       return s == r;
@@ -91,8 +103,9 @@ WEFT_HOT const char* CollApiName(CollKind kind) {
   // the switch's compare chain was a visible part of an 8-byte call.
   static constexpr const char* kNames[] = {"weftAllReduce", "weftReduce",        "weftBroadcast",
                                            "weftAllGather", "weftReduceScatter", "weftAllToAll",
-                                           "weftBarrier",   "weftSend",          "weftRecv"};
-  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(CollKind::kRecv) + 1,
+                                           "weftBarrier",   "weftSend",          "weftRecv",
+                                           "weftGather",    "weftScatter"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(CollKind::kScatter) + 1,
                 "one name per CollKind, in the enum's order");
   const auto i = static_cast<size_t>(kind);
   return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "weft?";
@@ -118,6 +131,10 @@ const char* CollShortName(CollKind kind) {
       return "send";
     case CollKind::kRecv:
       return "recv";
+    case CollKind::kGather:
+      return "gather";
+    case CollKind::kScatter:
+      return "scatter";
   }
   return "?";
 }
@@ -157,7 +174,8 @@ WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a, bool* seen_only_here) {
   // arguments.
   auto buffer_error = [&](Status s) {
     if (seen_only_here != nullptr) {
-      *seen_only_here = (a->kind == CollKind::kReduce || a->kind == CollKind::kBroadcast) &&
+      *seen_only_here = (a->kind == CollKind::kReduce || a->kind == CollKind::kBroadcast ||
+                         a->kind == CollKind::kGather || a->kind == CollKind::kScatter) &&
                         comm.rank == a->root && comm.size > 1;
     }
     return s;

@@ -18,7 +18,9 @@ enum class CollKind {
   kAllToAll,
   kBarrier,
   kSend,
-  kRecv
+  kRecv,
+  kGather,
+  kScatter
 };
 
 /// The C API name of a kind ("weftAllReduce"), for messages.
@@ -26,8 +28,9 @@ const char* CollApiName(CollKind kind);
 /// Lower-case short name ("allreduce"), for tools and plan descriptions.
 const char* CollShortName(CollKind kind);
 
-/// Arguments of one call. `count` is the API's count argument (per rank for AllGather,
-/// per block for ReduceScatter and AllToAll); `root` is the peer for Send/Recv.
+/// Arguments of one call. `count` is the API's count argument (per rank for AllGather and
+/// Gather, per block for ReduceScatter, AllToAll and Scatter); `root` is the peer for
+/// Send/Recv.
 struct CollArgs {
   CollKind kind = CollKind::kBarrier;
   const void* send = nullptr;

@@ -22,8 +22,10 @@ std::string DescribeNative(const Comm& comm, const CollArgs& a, const NativeProg
       a.kind == CollKind::kReduceScatter) {
     s += std::string(" op=") + OpName(a.op);
   }
-  if (a.kind == CollKind::kReduce || a.kind == CollKind::kBroadcast)
+  if (a.kind == CollKind::kReduce || a.kind == CollKind::kBroadcast ||
+      a.kind == CollKind::kGather || a.kind == CollKind::kScatter) {
     s += " root=" + std::to_string(a.root);
+  }
   s += std::string(" in_place=") + (a.in_place ? "1" : "0") +
        " nranks=" + std::to_string(comm.size) + ": native MPI, " + std::to_string(p.steps.size()) +
        " call(s)";

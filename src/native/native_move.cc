@@ -1,6 +1,6 @@
-// Broadcast, AllGather, AllToAll, Barrier, Send and Recv on native MPI. Data moves as bytes:
-// pieces of at most WEFT_NATIVE_CHUNK_BYTES for Broadcast and point-to-point, and one derived
-// datatype of the exact block size for AllGather/AllToAll blocks past MPI's int counts.
+// Broadcast, AllGather, AllToAll, Gather, Scatter, Barrier, Send and Recv on native MPI. Data moves
+// as bytes: pieces of at most WEFT_NATIVE_CHUNK_BYTES for Broadcast and point-to-point, and one
+// derived datatype of the exact block size for AllGather/AllToAll blocks past MPI's int counts.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -122,6 +122,33 @@ Status AddBlockExchange(Comm& comm, const CollArgs& a, size_t bytes, NativeProgr
   return weftSuccess;
 }
 
+// Gather and Scatter: one block per rank, MPI_IN_PLACE for the root's own block in place.
+Status AddRootedBlock(Comm& comm, const CollArgs& a, size_t bytes, NativeProgram* p) {
+  ByteSpan span;
+  int e = MakeByteSpan(p, bytes, &span);
+  if (e != MPI_SUCCESS) return comm.FailMpi(e, "building a datatype for a large block");
+  MPI_Comm mc = comm.mpi;
+  const bool gather = a.kind == CollKind::kGather;
+  const bool in_place = a.in_place;  // only ever at the root
+  const int root = a.root;
+  NativeStep s;
+  s.what = gather ? "MPI_Gather" : "MPI_Scatter";
+  s.call = [=](const Bind& b, MPI_Request* r) {
+    const int n = span.count;
+    const MPI_Datatype t = span.type;
+    if (gather) {
+      const void* sb = in_place ? MPI_IN_PLACE : b.send;
+      return r ? PMPI_Igather(sb, n, t, b.recv, n, t, root, mc, r)
+               : PMPI_Gather(sb, n, t, b.recv, n, t, root, mc);
+    }
+    void* rb = in_place ? MPI_IN_PLACE : b.recv;
+    return r ? PMPI_Iscatter(b.send, n, t, rb, n, t, root, mc, r)
+             : PMPI_Scatter(b.send, n, t, rb, n, t, root, mc);
+  };
+  p->steps.push_back(std::move(s));
+  return weftSuccess;
+}
+
 }  // namespace
 
 Status BuildNativeMovement(Comm& comm, const CollArgs& a, NativeProgram* p) {
@@ -137,6 +164,10 @@ Status BuildNativeMovement(Comm& comm, const CollArgs& a, NativeProgram* p) {
     case CollKind::kAllGather:
     case CollKind::kAllToAll:
       if (bytes > 0) WEFT_CHECK(AddBlockExchange(comm, a, bytes, p));
+      break;
+    case CollKind::kGather:
+    case CollKind::kScatter:
+      if (bytes > 0) WEFT_CHECK(AddRootedBlock(comm, a, bytes, p));
       break;
     case CollKind::kBarrier: {
       MPI_Comm mc = comm.mpi;

@@ -304,6 +304,10 @@ void CheckCpp(Ctx& x) {
     comm.recv(std::span<int32_t>(from), (x.rank + x.size - 1) % x.size);
   });
   x.report->Case(from[9] == (x.rank + x.size - 1) % x.size, "c++: group ring");
+  std::vector<int32_t> gathered(10 * x.size, -1), part(10, -1);
+  comm.gather(std::span<const int32_t>(to), std::span<int32_t>(gathered), 0);
+  comm.scatter(std::span<const int32_t>(gathered), std::span<int32_t>(part), 0);
+  x.report->Case(part[4] == x.rank, "c++: gather then scatter");
 }
 
 }  // namespace
