@@ -192,6 +192,52 @@ WEFT_API weftResult_t weftGather(const void* sendbuff, void* recvbuff, size_t se
 WEFT_API weftResult_t weftScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
                                   weftDataType_t datatype, int root, weftComm_t comm,
                                   weftStream_t stream);
+/// Gathers every rank's sendcount elements into every rank's recvbuff, rank r's block at
+/// recvbuff + displs[r] (recvcounts[r] elements, equal to rank r's sendcount); counts and
+/// displacements in elements, each below 2^31, blocks not overlapping. In place when sendbuff ==
+/// recvbuff + displs[rank]. Runs the native MPI routine; host buffers only (as every call from
+/// here to weftExScan).
+WEFT_API weftResult_t weftAllGatherV(const void* sendbuff, size_t sendcount, void* recvbuff,
+                                     const size_t* recvcounts, const size_t* displs,
+                                     weftDataType_t datatype, weftComm_t comm, weftStream_t stream);
+/// Sends sendcounts[r] elements from sendbuff + sdispls[r] to rank r and receives
+/// recvcounts[r] elements from rank r at recvbuff + rdispls[r] (recvcounts[r] equals rank r's
+/// sendcounts[rank]). In place when sendbuff == recvbuff with equal send and receive arrays.
+WEFT_API weftResult_t weftAllToAllV(const void* sendbuff, const size_t* sendcounts,
+                                    const size_t* sdispls, void* recvbuff, const size_t* recvcounts,
+                                    const size_t* rdispls, weftDataType_t datatype, weftComm_t comm,
+                                    weftStream_t stream);
+/// weftGather with a count per rank: rank r's sendcount elements land at root's recvbuff +
+/// displs[r] (recvcounts and displs are read at the root only). In place at the root when
+/// sendbuff == recvbuff + displs[root].
+WEFT_API weftResult_t weftGatherV(const void* sendbuff, size_t sendcount, void* recvbuff,
+                                  const size_t* recvcounts, const size_t* displs,
+                                  weftDataType_t datatype, int root, weftComm_t comm,
+                                  weftStream_t stream);
+/// weftScatter with a count per rank: rank r receives sendcounts[r] elements from root's
+/// sendbuff + displs[r] (sendcounts and displs are read at the root only). In place at the root
+/// when recvbuff == sendbuff + displs[root].
+WEFT_API weftResult_t weftScatterV(const void* sendbuff, const size_t* sendcounts,
+                                   const size_t* displs, void* recvbuff, size_t recvcount,
+                                   weftDataType_t datatype, int root, weftComm_t comm,
+                                   weftStream_t stream);
+/// weftReduceScatter with a count per rank: sendbuff holds sum(recvcounts) elements, block r
+/// (recvcounts[r] elements, after the blocks before it) of the reduction goes to rank r. Every
+/// rank passes the same recvcounts. In place when recvbuff == sendbuff + (recvcounts[0] + ... +
+/// recvcounts[rank-1]).
+WEFT_API weftResult_t weftReduceScatterV(const void* sendbuff, void* recvbuff,
+                                         const size_t* recvcounts, weftDataType_t datatype,
+                                         weftRedOp_t op, weftComm_t comm, weftStream_t stream);
+/// Inclusive prefix reduction: rank r's recvbuff = op over ranks 0..r of sendbuff (weftAvg: their
+/// mean). In place when sendbuff == recvbuff.
+WEFT_API weftResult_t weftScan(const void* sendbuff, void* recvbuff, size_t count,
+                               weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                               weftStream_t stream);
+/// Exclusive prefix reduction: rank r's recvbuff = op over ranks 0..r-1; rank 0's recvbuff is
+/// left untouched (MPI leaves it undefined).
+WEFT_API weftResult_t weftExScan(const void* sendbuff, void* recvbuff, size_t count,
+                                 weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                 weftStream_t stream);
 /// Sends count elements to peer. Blocking on the host: order sends and receives so that
 /// they match, as with MPI_Send.
 WEFT_API weftResult_t weftSend(const void* sendbuff, size_t count, weftDataType_t datatype,
@@ -277,6 +323,39 @@ WEFT_API weftResult_t weftIGather(const void* sendbuff, void* recvbuff, size_t s
 WEFT_API weftResult_t weftIScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
                                    weftDataType_t datatype, int root, weftComm_t comm,
                                    weftRequest_t* request);
+/// Nonblocking weftAllGatherV (the arrays are copied: they may change once it returns).
+WEFT_API weftResult_t weftIAllGatherV(const void* sendbuff, size_t sendcount, void* recvbuff,
+                                      const size_t* recvcounts, const size_t* displs,
+                                      weftDataType_t datatype, weftComm_t comm,
+                                      weftRequest_t* request);
+/// Nonblocking weftAllToAllV.
+WEFT_API weftResult_t weftIAllToAllV(const void* sendbuff, const size_t* sendcounts,
+                                     const size_t* sdispls, void* recvbuff,
+                                     const size_t* recvcounts, const size_t* rdispls,
+                                     weftDataType_t datatype, weftComm_t comm,
+                                     weftRequest_t* request);
+/// Nonblocking weftGatherV.
+WEFT_API weftResult_t weftIGatherV(const void* sendbuff, size_t sendcount, void* recvbuff,
+                                   const size_t* recvcounts, const size_t* displs,
+                                   weftDataType_t datatype, int root, weftComm_t comm,
+                                   weftRequest_t* request);
+/// Nonblocking weftScatterV.
+WEFT_API weftResult_t weftIScatterV(const void* sendbuff, const size_t* sendcounts,
+                                    const size_t* displs, void* recvbuff, size_t recvcount,
+                                    weftDataType_t datatype, int root, weftComm_t comm,
+                                    weftRequest_t* request);
+/// Nonblocking weftReduceScatterV.
+WEFT_API weftResult_t weftIReduceScatterV(const void* sendbuff, void* recvbuff,
+                                          const size_t* recvcounts, weftDataType_t datatype,
+                                          weftRedOp_t op, weftComm_t comm, weftRequest_t* request);
+/// Nonblocking weftScan.
+WEFT_API weftResult_t weftIScan(const void* sendbuff, void* recvbuff, size_t count,
+                                weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                weftRequest_t* request);
+/// Nonblocking weftExScan.
+WEFT_API weftResult_t weftIExScan(const void* sendbuff, void* recvbuff, size_t count,
+                                  weftDataType_t datatype, weftRedOp_t op, weftComm_t comm,
+                                  weftRequest_t* request);
 /// Nonblocking weftBarrier.
 WEFT_API weftResult_t weftIBarrier(weftComm_t comm, weftRequest_t* request);
 /// Completes *request, frees it and sets *request to NULL (at once for NULL). Returns the

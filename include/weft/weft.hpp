@@ -270,6 +270,84 @@ class Communicator {
     Check(weftScatter(send.data(), recv.data(), recv.size(), TypeOf<T>(), root, comm_, nullptr),
           comm_);
   }
+  /// recv gets rank r's send at displs[r] (counts[r] elements; counts and displs have size()
+  /// entries).
+  template <typename T>
+  void allgatherv(std::span<const T> send, std::span<T> recv, std::span<const size_t> counts,
+                  std::span<const size_t> displs) {
+    Arrays(counts, displs, "allgatherv");
+    Check(weftAllGatherV(send.data(), send.size(), recv.data(), counts.data(), displs.data(),
+                         TypeOf<T>(), comm_, nullptr),
+          comm_);
+  }
+  /// sendcounts[r] elements at send + sdispls[r] go to rank r; recvcounts[r] from rank r land
+  /// at recv + rdispls[r].
+  template <typename T>
+  void alltoallv(std::span<const T> send, std::span<const size_t> sendcounts,
+                 std::span<const size_t> sdispls, std::span<T> recv,
+                 std::span<const size_t> recvcounts, std::span<const size_t> rdispls) {
+    Arrays(sendcounts, sdispls, "alltoallv");
+    Arrays(recvcounts, rdispls, "alltoallv");
+    Check(weftAllToAllV(send.data(), sendcounts.data(), sdispls.data(), recv.data(),
+                        recvcounts.data(), rdispls.data(), TypeOf<T>(), comm_, nullptr),
+          comm_);
+  }
+  /// Nonblocking alltoallv (the arrays are copied at the call).
+  template <typename T>
+  Request ialltoallv(std::span<const T> send, std::span<const size_t> sendcounts,
+                     std::span<const size_t> sdispls, std::span<T> recv,
+                     std::span<const size_t> recvcounts, std::span<const size_t> rdispls) {
+    Arrays(sendcounts, sdispls, "ialltoallv");
+    Arrays(recvcounts, rdispls, "ialltoallv");
+    weftRequest_t r = nullptr;
+    Check(weftIAllToAllV(send.data(), sendcounts.data(), sdispls.data(), recv.data(),
+                         recvcounts.data(), rdispls.data(), TypeOf<T>(), comm_, &r),
+          comm_);
+    return Request(r);
+  }
+  /// gather with a count per rank: rank r's send lands at root's recv + displs[r] (counts and
+  /// displs are read at the root only).
+  template <typename T>
+  void gatherv(std::span<const T> send, std::span<T> recv, std::span<const size_t> counts,
+               std::span<const size_t> displs, int root) {
+    if (rank() == root) Arrays(counts, displs, "gatherv");
+    Check(weftGatherV(send.data(), send.size(), recv.data(), counts.data(), displs.data(),
+                      TypeOf<T>(), root, comm_, nullptr),
+          comm_);
+  }
+  /// scatter with a count per rank: rank r's recv gets counts[r] elements from root's send +
+  /// displs[r].
+  template <typename T>
+  void scatterv(std::span<const T> send, std::span<const size_t> counts,
+                std::span<const size_t> displs, std::span<T> recv, int root) {
+    if (rank() == root) Arrays(counts, displs, "scatterv");
+    Check(weftScatterV(send.data(), counts.data(), displs.data(), recv.data(), recv.size(),
+                       TypeOf<T>(), root, comm_, nullptr),
+          comm_);
+  }
+  /// reduce_scatter with a count per rank: recv = this rank's block (counts[rank()] elements)
+  /// of the reduction of send (the sum of counts).
+  template <typename T>
+  void reduce_scatter_v(std::span<const T> send, std::span<T> recv, std::span<const size_t> counts,
+                        weftRedOp_t op = weftSum) {
+    Arrays(counts, counts, "reduce_scatter_v");
+    Check(weftReduceScatterV(send.data(), recv.data(), counts.data(), TypeOf<T>(), op, comm_,
+                             nullptr),
+          comm_);
+  }
+  /// Inclusive prefix reduction over ranks 0..rank().
+  template <typename T>
+  void scan(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
+    Same(send.size(), recv.size(), "scan");
+    Check(weftScan(send.data(), recv.data(), send.size(), TypeOf<T>(), op, comm_, nullptr), comm_);
+  }
+  /// Exclusive prefix reduction over ranks 0..rank()-1 (rank 0's recv is left untouched).
+  template <typename T>
+  void exscan(std::span<const T> send, std::span<T> recv, weftRedOp_t op = weftSum) {
+    Same(send.size(), recv.size(), "exscan");
+    Check(weftExScan(send.data(), recv.data(), send.size(), TypeOf<T>(), op, comm_, nullptr),
+          comm_);
+  }
   void barrier() { Check(weftBarrier(comm_, nullptr), comm_); }
   template <typename T>
   void send(std::span<const T> buf, int peer) {
@@ -360,6 +438,14 @@ class Communicator {
   Communicator(Adopt, weftComm_t c) : comm_(c) {}
   static void Same(size_t a, size_t b, const char* what) {
     if (a != b) throw Error(weftInvalidArgument, std::string(what) + ": buffer sizes do not match");
+  }
+  void Arrays(std::span<const size_t> counts, std::span<const size_t> displs,
+              const char* what) const {
+    const size_t n = static_cast<size_t>(size());
+    if (counts.size() != n || displs.size() != n) {
+      throw Error(weftInvalidArgument,
+                  std::string(what) + ": count arrays need one entry per rank");
+    }
   }
   weftComm_t comm_ = nullptr;
 };

@@ -2,6 +2,7 @@
 #include "capi/guard.h"
 #include "coll/coll_args.h"
 #include "coll/run_blocking.h"
+#include "coll/vcoll_args.h"
 #include "coll/zero_copy_agreement.h"
 #include "core/hot_path.h"
 #include "core/params.h"
@@ -29,6 +30,7 @@ WEFT_HOT Status PrepareCall(const char* fn, Comm* comm, weftStream_t stream, Col
     const Status agreed = CheckArgsAgree(*comm, a, valid == weftSuccess);
     WEFT_CHECK(valid);
     WEFT_CHECK(agreed);
+    if (IsVKind(a.kind)) WEFT_CHECK(CheckVCountsAgree(*comm, a));
   } else if (valid != weftSuccess) {
     // Peers already waiting for this rank would hang: break the communicator and tell them.
     if (seen_only_here) comm->Break(valid);
@@ -36,7 +38,7 @@ WEFT_HOT Status PrepareCall(const char* fn, Comm* comm, weftStream_t stream, Col
   }
   device::BufferRoute route;
   WEFT_CHECK(device::RouteBuffers(*comm, a, &route));
-  if (route.any_device() && (a.kind == CollKind::kGather || a.kind == CollKind::kScatter)) {
+  if (route.any_device() && collective && !HasSchedule(a.kind)) {
     return comm->Fail(weftNotSupported, "%s: device buffers are not supported yet (stage them)",
                       fn);
   }
@@ -53,8 +55,6 @@ WEFT_HOT Status PrepareCall(const char* fn, Comm* comm, weftStream_t stream, Col
   return AgreeZeroCopy(*comm, &a);
 }
 
-namespace {
-
 WEFT_HOT weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
   const char* fn = CollApiName(a.kind);
   return Guarded(fn, [&]() -> weftResult_t {
@@ -70,7 +70,6 @@ WEFT_HOT weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
   });
 }
 
-}  // namespace
 }  // namespace weft
 
 using weft::CollKind;

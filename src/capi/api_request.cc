@@ -31,10 +31,26 @@ const char* NonblockingName(CollKind kind) {
       return "weftIGather";
     case CollKind::kScatter:
       return "weftIScatter";
+    case CollKind::kAllGatherV:
+      return "weftIAllGatherV";
+    case CollKind::kAllToAllV:
+      return "weftIAllToAllV";
+    case CollKind::kGatherV:
+      return "weftIGatherV";
+    case CollKind::kScatterV:
+      return "weftIScatterV";
+    case CollKind::kReduceScatterV:
+      return "weftIReduceScatterV";
+    case CollKind::kScan:
+      return "weftIScan";
+    case CollKind::kExScan:
+      return "weftIExScan";
     default:
       return "weft nonblocking call";
   }
 }
+
+}  // namespace
 
 WEFT_HOT weftResult_t StartNonblocking(CollArgs a, Comm* comm, weftRequest_t* request) {
   const char* fn = NonblockingName(a.kind);
@@ -54,6 +70,8 @@ WEFT_HOT weftResult_t StartNonblocking(CollArgs a, Comm* comm, weftRequest_t* re
     return StartRequest(*comm, a, request);
   });
 }
+
+namespace {
 
 // *request is NULL (nothing to do) or a live request.
 WEFT_HOT Status CheckRequest(const char* fn, weftRequest_t* request) {

@@ -35,6 +35,10 @@ Status CheckComm(const char* fn, const Comm* comm);
 /// host buffers only.
 Status PrepareCall(const char* fn, Comm* comm, void* stream, CollArgs* args, bool* served,
                    bool grouped = false);
+/// A blocking call (or, inside a group, one added to it): PrepareCall, then the host core.
+weftResult_t RunBlocking(CollArgs a, Comm* comm, void* stream);
+/// A nonblocking call: PrepareCall, then a request started on comm's queue into *request.
+weftResult_t StartNonblocking(CollArgs a, Comm* comm, weftRequest_t* request);
 /// A stream argument: NULL, or a stream of comm's device backend (weftInvalidArgument
 /// otherwise; weftNotSupported when the backend has no devices at all).
 Status CheckStreamArg(const char* fn, Comm& comm, const void* stream);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "coll/vcoll_args.h"
 #include "core/dtype.h"
 #include "core/hot_path.h"
 
@@ -9,12 +10,13 @@ namespace weft {
 namespace {
 
 bool UsesOp(CollKind k) {
-  return k == CollKind::kAllReduce || k == CollKind::kReduce || k == CollKind::kReduceScatter;
+  return k == CollKind::kAllReduce || k == CollKind::kReduce || k == CollKind::kReduceScatter ||
+         k == CollKind::kReduceScatterV || k == CollKind::kScan || k == CollKind::kExScan;
 }
 
 bool UsesRoot(CollKind k) {
   return k == CollKind::kReduce || k == CollKind::kBroadcast || k == CollKind::kGather ||
-         k == CollKind::kScatter;
+         k == CollKind::kScatter || k == CollKind::kGatherV || k == CollKind::kScatterV;
 }
 
 bool UsesPeer(CollKind k) { return k == CollKind::kSend || k == CollKind::kRecv; }
@@ -30,6 +32,7 @@ constexpr size_t kMaxBufferBytes = size_t{1} << 48;
 }  // namespace
 
 WEFT_HOT bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Extents* e) {
+  if (a.v != nullptr) return ComputeVExtents(comm, a, es, e);
   size_t bytes = 0;
   if (!Mul(a.count, es, &bytes)) return false;
   size_t all = 0;
@@ -41,6 +44,8 @@ WEFT_HOT bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Ext
   const bool root = comm.rank == a.root;
   switch (a.kind) {
     case CollKind::kAllReduce:
+    case CollKind::kScan:
+    case CollKind::kExScan:
       *e = {bytes, bytes};
       break;
     case CollKind::kReduce:
@@ -73,6 +78,8 @@ WEFT_HOT bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Ext
     case CollKind::kScatter:  // the root sends every rank's block
       *e = {root ? all : 0, bytes};
       break;
+    default:  // a v-collective without its arrays
+      return false;
   }
   return true;
 }
@@ -83,6 +90,7 @@ namespace {
 bool IsInPlaceForm(const Comm& comm, const CollArgs& a, size_t es) {
   auto s = reinterpret_cast<uintptr_t>(a.send);
   auto r = reinterpret_cast<uintptr_t>(a.recv);
+  if (a.v != nullptr) return IsInPlaceVForm(comm, a, es);
   const uintptr_t offset = static_cast<uintptr_t>(comm.rank) * a.count * es;
   switch (a.kind) {
     case CollKind::kAllGather:
@@ -101,11 +109,12 @@ bool IsInPlaceForm(const Comm& comm, const CollArgs& a, size_t es) {
 WEFT_HOT const char* CollApiName(CollKind kind) {
   // A table, not a switch: every blocking call names itself first (for its error texts), and
   // the switch's compare chain was a visible part of an 8-byte call.
-  static constexpr const char* kNames[] = {"weftAllReduce", "weftReduce",        "weftBroadcast",
-                                           "weftAllGather", "weftReduceScatter", "weftAllToAll",
-                                           "weftBarrier",   "weftSend",          "weftRecv",
-                                           "weftGather",    "weftScatter"};
-  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(CollKind::kScatter) + 1,
+  static constexpr const char* kNames[] = {
+      "weftAllReduce",      "weftReduce",     "weftBroadcast", "weftAllGather", "weftReduceScatter",
+      "weftAllToAll",       "weftBarrier",    "weftSend",      "weftRecv",      "weftGather",
+      "weftScatter",        "weftAllGatherV", "weftAllToAllV", "weftGatherV",   "weftScatterV",
+      "weftReduceScatterV", "weftScan",       "weftExScan"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(CollKind::kExScan) + 1,
                 "one name per CollKind, in the enum's order");
   const auto i = static_cast<size_t>(kind);
   return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "weft?";
@@ -135,6 +144,20 @@ const char* CollShortName(CollKind kind) {
       return "gather";
     case CollKind::kScatter:
       return "scatter";
+    case CollKind::kAllGatherV:
+      return "allgatherv";
+    case CollKind::kAllToAllV:
+      return "alltoallv";
+    case CollKind::kGatherV:
+      return "gatherv";
+    case CollKind::kScatterV:
+      return "scatterv";
+    case CollKind::kReduceScatterV:
+      return "reduce_scatter_v";
+    case CollKind::kScan:
+      return "scan";
+    case CollKind::kExScan:
+      return "exscan";
   }
   return "?";
 }
@@ -162,24 +185,31 @@ WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a, bool* seen_only_here) {
                      "weftGroupStart/End it would not)",
                      fn, a->root);
   }
+  // A buffer error of the root of a rooted collective is seen by the root alone: the other
+  // ranks have no such buffer. Every other check fails alike on every rank that passes the
+  // same arguments.
+  auto buffer_error = [&](Status s) {
+    if (seen_only_here != nullptr) {
+      *seen_only_here = UsesRoot(a->kind) && comm.rank == a->root && comm.size > 1;
+    }
+    return s;
+  };
+  if (IsVKind(a->kind)) {
+    const Status arrays = ValidateVArrays(comm, a);
+    if (arrays != weftSuccess) return buffer_error(arrays);
+  }
   const size_t es = TypeSize(a->type);
   Extents e;
   if (!ComputeExtents(comm, *a, es, &e)) {
+    if (IsVKind(a->kind)) {
+      return buffer_error(comm.Fail(
+          weftInvalidArgument, "%s: the counts and displacements of %s span more than 2^48 bytes",
+          fn, TypeName(a->type)));
+    }
     return comm.Fail(weftInvalidArgument,
                      "%s: count %zu of %s overflows what a buffer can span (2^48 bytes)", fn,
                      a->count, TypeName(a->type));
   }
-  // A buffer error of the root of a reduce or bcast is seen by the root alone: the other ranks
-  // have no such buffer. Every other check fails alike on every rank that passes the same
-  // arguments.
-  auto buffer_error = [&](Status s) {
-    if (seen_only_here != nullptr) {
-      *seen_only_here = (a->kind == CollKind::kReduce || a->kind == CollKind::kBroadcast ||
-                         a->kind == CollKind::kGather || a->kind == CollKind::kScatter) &&
-                        comm.rank == a->root && comm.size > 1;
-    }
-    return s;
-  };
   if (e.send > 0 && a->send == nullptr) {
     return buffer_error(
         comm.Fail(weftInvalidArgument, "%s: sendbuff is NULL with count %zu", fn, a->count));
@@ -212,7 +242,9 @@ WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a, bool* seen_only_here) {
 
 Status CheckArgsAgree(Comm& comm, const CollArgs& a, bool valid_here) {
   // max of v and max of -v give min and max at once; they agree iff every rank agrees.
-  int64_t v[6] = {static_cast<int64_t>(a.kind),  static_cast<int64_t>(a.count),
+  // A v-collective's counts differ by rank; CheckVCountsAgree checks them.
+  const size_t count = IsVKind(a.kind) ? 0 : a.count;
+  int64_t v[6] = {static_cast<int64_t>(a.kind),  static_cast<int64_t>(count),
                   static_cast<int64_t>(a.type),  UsesOp(a.kind) ? a.op : 0,
                   UsesRoot(a.kind) ? a.root : 0, valid_here ? 1 : 0};
   int64_t both[12];

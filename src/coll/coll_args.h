@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <vector>
 
 #include "comm/comm.h"
 #include "core/status.h"
@@ -20,7 +22,35 @@ enum class CollKind {
   kSend,
   kRecv,
   kGather,
-  kScatter
+  kScatter,
+  kAllGatherV,
+  kAllToAllV,
+  kGatherV,
+  kScatterV,
+  kReduceScatterV,
+  kScan,
+  kExScan
+};
+
+/// True for the kinds weft compiles schedules for and serves on device buffers; the others
+/// (gather, scatter, the v-collectives, scans) run their native MPI routine on host memory.
+inline bool HasSchedule(CollKind k) {
+  return k == CollKind::kAllReduce || k == CollKind::kReduce || k == CollKind::kBroadcast ||
+         k == CollKind::kAllGather || k == CollKind::kReduceScatter || k == CollKind::kAllToAll;
+}
+
+/// True for the kinds whose per-rank counts come in arrays (VCounts).
+inline bool IsVKind(CollKind k) {
+  return k == CollKind::kAllGatherV || k == CollKind::kAllToAllV || k == CollKind::kGatherV ||
+         k == CollKind::kScatterV || k == CollKind::kReduceScatterV;
+}
+
+/// The count arrays of a v-collective, copied from the caller's arrays at the call (so a
+/// nonblocking or grouped call does not keep pointers into them). Elements, one per rank;
+/// empty where the call has no such array (or this rank does not read it: the arrays of a
+/// GatherV or ScatterV root at the other ranks).
+struct VCounts {
+  std::vector<size_t> send_counts, send_displs, recv_counts, recv_displs;
 };
 
 /// The C API name of a kind ("weftAllReduce"), for messages.
@@ -29,8 +59,9 @@ const char* CollApiName(CollKind kind);
 const char* CollShortName(CollKind kind);
 
 /// Arguments of one call. `count` is the API's count argument (per rank for AllGather and
-/// Gather, per block for ReduceScatter, AllToAll and Scatter); `root` is the peer for
-/// Send/Recv.
+/// Gather, per block for ReduceScatter, AllToAll and Scatter; this rank's own count for the
+/// v-collectives: its sendcount for AllGatherV and GatherV, its recvcount for ScatterV and
+/// ReduceScatterV, 0 for AllToAllV); `root` is the peer for Send/Recv.
 struct CollArgs {
   CollKind kind = CollKind::kBarrier;
   const void* send = nullptr;
@@ -48,6 +79,9 @@ struct CollArgs {
   /// Made inside a weftGroupStart/End group (plan/group.h): started with the group's other
   /// calls, so a send or receive to this rank itself is fine.
   bool grouped = false;
+  /// The count arrays of a v-collective (IsVKind), else null. Such calls are built for each
+  /// call and never cached: the arrays are part of their shape.
+  std::shared_ptr<const VCounts> v;
 };
 
 /// CollArgs from a C API call's arguments (root doubles as the peer of Send/Recv).

@@ -9,10 +9,10 @@
 namespace weft {
 
 Status AgreeZeroCopyShared(Comm& comm, CollArgs* a) {
-  const bool collective =
-      a->kind != CollKind::kBarrier && a->kind != CollKind::kSend && a->kind != CollKind::kRecv;
+  // Only compiled schedules use zero copy; the other kinds' counts may differ by rank.
   const size_t es = TypeSize(a->type);
-  if (!comm.mem_shared || !collective || a->count * es < kZeroCopyMinBytes) return weftSuccess;
+  if (!comm.mem_shared || !HasSchedule(a->kind) || a->count * es < kZeroCopyMinBytes)
+    return weftSuccess;
   Extents e;
   int32_t mine = ComputeExtents(comm, *a, es, &e) && InSharedWindow(comm, a->send, e.send) &&
                  InSharedWindow(comm, a->recv, e.recv);

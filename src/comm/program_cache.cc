@@ -23,6 +23,7 @@ bool ProgramCache::KeyEq::operator()(const CollArgs& a, const CollArgs& b) const
 }
 
 WEFT_HOT ProgramRef ProgramCache::Find(const CollArgs& args) {
+  if (args.v != nullptr) return nullptr;  // the count arrays are part of the shape: never kept
   std::lock_guard<SpinLock> lk(mu_);
   // A loop of one call shape hits the most recent entry: no hashing, no list splice.
   if (mru_program_ != nullptr && KeyEq()(mru_key_, args)) return mru_program_;
@@ -35,6 +36,7 @@ WEFT_HOT ProgramRef ProgramCache::Find(const CollArgs& args) {
 }
 
 WEFT_HOT ProgramRef ProgramCache::FindIdle(const CollArgs& args) {
+  if (args.v != nullptr) return nullptr;
   std::lock_guard<SpinLock> lk(mu_);
   auto it = map_.find(args);
   if (it == map_.end()) return nullptr;
@@ -50,7 +52,8 @@ WEFT_HOT ProgramRef ProgramCache::FindIdle(const CollArgs& args) {
 ProgramRef ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p) {
   std::lock_guard<SpinLock> lk(mu_);
   ProgramRef program(std::move(p));
-  if (capacity_ == 0 || program->scratch_bytes() > kMaxScratchBytes) return program;
+  if (args.v != nullptr || capacity_ == 0 || program->scratch_bytes() > kMaxScratchBytes)
+    return program;
   auto found = map_.find(args);
   if (found != map_.end()) {  // another instance of a shape already kept
     std::vector<ProgramRef>& kept = found->second.programs;

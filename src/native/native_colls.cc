@@ -19,11 +19,13 @@ std::string DescribeNative(const Comm& comm, const CollArgs& a, const NativeProg
   std::string s = std::string(CollShortName(a.kind)) + " count=" + std::to_string(a.count);
   if (a.kind != CollKind::kBarrier) s += std::string(" type=") + TypeName(a.type);
   if (a.kind == CollKind::kAllReduce || a.kind == CollKind::kReduce ||
-      a.kind == CollKind::kReduceScatter) {
+      a.kind == CollKind::kReduceScatter || a.kind == CollKind::kReduceScatterV ||
+      a.kind == CollKind::kScan || a.kind == CollKind::kExScan) {
     s += std::string(" op=") + OpName(a.op);
   }
   if (a.kind == CollKind::kReduce || a.kind == CollKind::kBroadcast ||
-      a.kind == CollKind::kGather || a.kind == CollKind::kScatter) {
+      a.kind == CollKind::kGather || a.kind == CollKind::kScatter || a.kind == CollKind::kGatherV ||
+      a.kind == CollKind::kScatterV) {
     s += " root=" + std::to_string(a.root);
   }
   s += std::string(" in_place=") + (a.in_place ? "1" : "0") +
@@ -55,7 +57,10 @@ void BuildSingleRank(const CollArgs& a, NativeProgram* p) {
 }  // namespace
 
 Status BuildNative(Comm& comm, const CollArgs& args, NativeProgram* p) {
-  if (comm.size == 1 && args.kind != CollKind::kSend && args.kind != CollKind::kRecv) {
+  // (The v-collectives' blocks and ExScan's empty result at rank 0 are not one plain copy:
+  // they run their MPI routine, which needs no peer at one rank.)
+  if (comm.size == 1 && args.kind != CollKind::kSend && args.kind != CollKind::kRecv &&
+      !IsVKind(args.kind) && args.kind != CollKind::kExScan) {
     BuildSingleRank(args, p);
     return weftSuccess;
   }
@@ -63,7 +68,16 @@ Status BuildNative(Comm& comm, const CollArgs& args, NativeProgram* p) {
     case CollKind::kAllReduce:
     case CollKind::kReduce:
     case CollKind::kReduceScatter:
+    case CollKind::kReduceScatterV:
       return BuildNativeReduction(comm, args, p);
+    case CollKind::kScan:
+    case CollKind::kExScan:
+      return BuildNativeScan(comm, args, p);
+    case CollKind::kAllGatherV:
+    case CollKind::kAllToAllV:
+    case CollKind::kGatherV:
+    case CollKind::kScatterV:
+      return BuildNativeVMovement(comm, args, p);
     default:
       return BuildNativeMovement(comm, args, p);
   }

@@ -23,5 +23,7 @@ size_t NativeChunkElems(size_t elem_bytes, int mpi_per_elem = 1);
 // One per family; BuildNative dispatches.
 Status BuildNativeReduction(Comm& comm, const CollArgs& args, NativeProgram* p);
 Status BuildNativeMovement(Comm& comm, const CollArgs& args, NativeProgram* p);
+Status BuildNativeVMovement(Comm& comm, const CollArgs& args, NativeProgram* p);
+Status BuildNativeScan(Comm& comm, const CollArgs& args, NativeProgram* p);
 
 }  // namespace weft

@@ -1,8 +1,11 @@
 // AllReduce, Reduce and ReduceScatter on native MPI, in pieces of at most
-// WEFT_NATIVE_CHUNK_BYTES, through the wire form of native/wire.h.
+// WEFT_NATIVE_CHUNK_BYTES, through the wire form of native/wire.h; ReduceScatterV in one call.
 #include <algorithm>
+#include <climits>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/dtype.h"
 #include "exec/reduce_kernels.h"
@@ -149,6 +152,46 @@ NativeStep ReduceScatterDirectStep(const Ctx& x, const CollArgs& a) {
   return s;
 }
 
+// ReduceScatterV in one MPI_Reduce_scatter: through a wire copy of the whole input when the
+// data is converted or divided, else on the user's buffers (in place: MPI leaves the result at
+// the start of the buffer, NCCL's form wants it at this rank's block).
+Status AddReduceScatterV(Comm& comm, const Ctx& x, const CollArgs& a, NativeProgram* p) {
+  const std::vector<size_t>& counts = a.v->recv_counts;
+  auto units = std::make_shared<std::vector<int>>();
+  size_t total = 0, before = 0;
+  for (int i = 0; i < x.nranks; ++i) {
+    if (counts[i] > static_cast<size_t>(INT_MAX / x.w.per_elem)) {
+      return comm.Fail(weftInvalidArgument,
+                       "weftReduceScatterV: recvcounts[%d] = %zu is past what one MPI call takes "
+                       "for %s in its wire form",
+                       i, counts[i], TypeName(x.type));
+    }
+    units->push_back(static_cast<int>(counts[i]) * x.w.per_elem);
+    if (i < x.rank) before += counts[i];
+    total += counts[i];
+  }
+  const bool wire = x.w.conv != Wire::Conv::kNone || x.w.divide;
+  const size_t mine = counts[x.rank];
+  const bool in_place = a.in_place;
+  void* tmp = wire && total > 0 ? p->Scratch(total * x.w.size) : nullptr;
+  NativeStep s;
+  s.what = "MPI_Reduce_scatter";
+  if (wire) {
+    s.before = [=](const Bind& b) { ToWire(x.w, x.type, b.send, tmp, total); };
+    s.after = [=](const Bind& b) { FromWire(x.w, x.type, tmp, b.recv, mine, x.nranks); };
+  } else if (in_place && before > 0) {
+    s.after = [=](const Bind& b) { std::memmove(b.recv, b.send, mine * x.es); };
+  }
+  s.call = [=](const Bind& b, MPI_Request* r) {
+    const void* sb = wire || in_place ? MPI_IN_PLACE : b.send;
+    void* rb = wire ? tmp : (in_place ? const_cast<char*>(b.send) : b.recv);
+    return r ? PMPI_Ireduce_scatter(sb, rb, units->data(), x.w.type, x.w.op, x.mc, r)
+             : PMPI_Reduce_scatter(sb, rb, units->data(), x.w.type, x.w.op, x.mc);
+  };
+  p->steps.push_back(std::move(s));
+  return weftSuccess;
+}
+
 }  // namespace
 
 Status BuildNativeReduction(Comm& comm, const CollArgs& a, NativeProgram* p) {
@@ -159,7 +202,9 @@ Status BuildNativeReduction(Comm& comm, const CollArgs& a, NativeProgram* p) {
   }
   const bool converts = x.w.conv != Wire::Conv::kNone;
   const size_t n = a.count;
-  if (a.kind == CollKind::kReduceScatter) {
+  if (a.kind == CollKind::kReduceScatterV) {
+    WEFT_CHECK(AddReduceScatterV(comm, x, a, p));
+  } else if (a.kind == CollKind::kReduceScatter) {
     const size_t chunk = std::max<size_t>(1, NativeChunkElems(x.w.size, x.w.per_elem) / comm.size);
     if (!converts && n <= chunk) {
       if (n > 0) p->steps.push_back(ReduceScatterDirectStep(x, a));

@@ -38,6 +38,41 @@ int main(int argc, char** argv) {
     for (int p = 0; p < size; ++p) ok &= from[p] == 100u * p + rank;
     report.Case(ok, "alltoall span");
 
+    // v-collectives: rank r contributes r+1 elements; blocks packed in rank order.
+    std::vector<size_t> counts(size), displs(size);
+    size_t total = 0;
+    for (int r = 0; r < size; ++r) {
+      counts[r] = r + 1;
+      displs[r] = total;
+      total += counts[r];
+    }
+    std::vector<int32_t> vmine(rank + 1, rank), vall(total, -1);
+    comm.allgatherv<int32_t>(vmine, vall, counts, displs);
+    ok = true;
+    for (int r = 0; r < size; ++r) ok &= vall[displs[r] + r] == r;
+    report.Case(ok, "allgatherv span");
+    std::vector<int32_t> scattered(rank + 1, -1);
+    comm.scatterv<int32_t>(vall, counts, displs, scattered, 0);
+    report.Case(scattered[rank] == rank, "scatterv span");
+    std::vector<int32_t> gathered(total, -1);
+    comm.gatherv<int32_t>(vmine, gathered, counts, displs, size - 1);
+    report.Case(rank != size - 1 || gathered == vall, "gatherv span");
+    std::vector<int64_t> vsum_in(total, 1), vsum(rank + 1);
+    comm.reduce_scatter_v<int64_t>(vsum_in, vsum, counts);
+    report.Case(vsum[rank] == size, "reduce_scatter_v span");
+    std::vector<size_t> ones(size, 1), iota_d(size);
+    std::iota(iota_d.begin(), iota_d.end(), size_t{0});
+    weft::Request vreq = comm.ialltoallv<uint64_t>(to, ones, iota_d, from, ones, iota_d);
+    vreq.wait();
+    ok = true;
+    for (int p = 0; p < size; ++p) ok &= from[p] == 100u * p + rank;
+    report.Case(ok, "ialltoallv span");
+    std::vector<int32_t> sin(2, rank + 1), sout(2, -7);
+    comm.scan<int32_t>(sin, sout);
+    report.Case(sout[1] == (rank + 1) * (rank + 2) / 2, "scan span");
+    comm.exscan<int32_t>(sin, sout, weftMax);
+    report.Case(sout[1] == (rank == 0 ? (rank + 1) * (rank + 2) / 2 : rank), "exscan span");
+
     std::vector<float> msg(8, rank == 0 ? 7.0f : 0.0f);
     comm.broadcast<float>(msg, 0);
     report.Case(msg[7] == 7.0f, "broadcast span");
