@@ -1,6 +1,7 @@
 // Communicator lifetime, queries, version and error text.
 #include <string>
 
+#include "capi/comm_setup.h"
 #include "capi/guard.h"
 #include "comm/mem_window.h"
 #include "core/hot_path.h"

@@ -97,9 +97,12 @@ WEFT_HOT weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
     weft::Status s =
         weft::device::RunDevicePath(comm, a, plan->route, stream, "weftPlanStart", &ran);
     if (ran || s != weftSuccess) return s;
+    if (plan->program == nullptr) {
+      return comm.Fail(weftInternalError, "weftPlanStart: the plan has nothing to run");
+    }
     std::lock_guard<std::mutex> lk(comm.progress_mu);
     return weft::StartExecutionLocked(
-        comm, &plan->exec, &plan->program,
+        comm, &plan->exec, plan->program.get(),
         weft::Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
   });
 }

@@ -2,7 +2,7 @@
 // nonblocking: the same front and core as every other call (api_coll.cc, api_request.cc),
 // with the count arrays copied into the call's arguments first.
 #include "capi/guard.h"
-#include "coll/vcoll_args.h"
+#include "call/vcoll_args.h"
 #include "weft/weft.h"
 
 namespace weft {

@@ -5,7 +5,7 @@
 #include <exception>
 #include <new>
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 #include "comm/comm.h"
 #include "core/status.h"
 

@@ -5,18 +5,26 @@
 
 namespace weft {
 
-Status BuildCollective(Comm& comm, const CollArgs& args, NativeProgram* p) {
-  WEFT_CHECK(TryBuildCompiled(comm, args, &p->compiled));
-  if (p->compiled) return weftSuccess;
-  return BuildNative(comm, args, p);
+Status BuildCollective(Comm& comm, const CollArgs& args, std::unique_ptr<Executable>* out) {
+  std::unique_ptr<CompiledColl> compiled;
+  WEFT_CHECK(TryBuildCompiled(comm, args, &compiled));
+  if (compiled) {
+    *out = std::make_unique<Executable>(std::move(compiled));
+    return weftSuccess;
+  }
+  auto native = std::make_unique<NativeProgram>();
+  WEFT_CHECK(BuildNative(comm, args, native.get()));
+  *out = std::make_unique<Executable>(std::move(native));
+  return weftSuccess;
 }
 
-std::string DescribeCollective(const Comm& comm, const CollArgs& args, const NativeProgram& p) {
-  if (!p.compiled) return DescribeNative(comm, args, p);
+std::string DescribeCollective(const Comm& comm, const CollArgs& args, const Executable& e) {
+  const CompiledColl* c = e.compiled();
+  if (c == nullptr) return e.native() ? DescribeNative(comm, args, *e.native()) : "(abandoned)";
   return std::string(CollShortName(args.kind)) + " count " + std::to_string(args.count) +
-         ": compiled schedule " + sched::RecipeText(p.compiled->recipe) + " (" +
-         std::to_string(p.compiled->bytecode.code.size()) + " bytecode instructions, " +
-         std::to_string(p.compiled->bytecode.scratch_bytes) + " scratch bytes)";
+         ": compiled schedule " + sched::RecipeText(c->recipe) + " (" +
+         std::to_string(c->bytecode.code.size()) + " bytecode instructions, " +
+         std::to_string(c->bytecode.scratch_bytes) + " scratch bytes)";
 }
 
 }  // namespace weft

@@ -4,15 +4,16 @@
 
 #include <string>
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
+#include "coll/executable.h"
 #include "core/hot_path.h"
-#include "native/native_program.h"
 
 namespace weft {
 
-/// Builds validated args into *p: compiled first, native MPI otherwise.
-Status BuildCollective(Comm& comm, const CollArgs& args, NativeProgram* p) WEFT_COLD;
-/// What the built program runs, in words (plan descriptions, logs).
-std::string DescribeCollective(const Comm& comm, const CollArgs& args, const NativeProgram& p);
+/// Builds validated args into *out: compiled first, native MPI otherwise.
+Status BuildCollective(Comm& comm, const CollArgs& args,
+                       std::unique_ptr<Executable>* out) WEFT_COLD;
+/// What the built executable runs, in words (plan descriptions, logs).
+std::string DescribeCollective(const Comm& comm, const CollArgs& args, const Executable& e);
 
 }  // namespace weft

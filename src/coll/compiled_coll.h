@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 #include "exec/interpreter.h"
 #include "native/native_program.h"
 #include "sched/recipe.h"

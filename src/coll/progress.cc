@@ -46,7 +46,7 @@ Status Take(Execution* e) {
 
 }  // namespace
 
-WEFT_HOT Status StartExecutionLocked(Comm& comm, Execution* e, NativeProgram* program,
+WEFT_HOT Status StartExecutionLocked(Comm& comm, Execution* e, Executable* program,
                                      const Bind& bind) {
   if (e->queued) {
     return comm.Fail(weftInvalidUsage, "the previous start of this operation is not complete");

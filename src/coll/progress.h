@@ -10,7 +10,7 @@
 // one (which a wait on one execution alone would: each rank blocked on a different request).
 #pragma once
 
-#include "native/native_program.h"
+#include "coll/executable.h"
 
 namespace weft {
 
@@ -21,7 +21,7 @@ struct Execution {
   /// noticed (a freed request deletes itself here). Must not call back into progress.
   virtual void Completed() {}
 
-  NativeProgram* program = nullptr;
+  Executable* program = nullptr;
   /// Its result: set when it leaves the queue, reported by the next Test/Wait on it.
   Status status = weftSuccess;
   /// Started and not yet complete: in the communicator's in_flight queue.
@@ -30,7 +30,7 @@ struct Execution {
 
 /// Starts program on these buffers as execution e and queues it. Call with comm.progress_mu
 /// held (the caller may pick and build the program under the same lock).
-Status StartExecutionLocked(Comm& comm, Execution* e, NativeProgram* program, const Bind& bind);
+Status StartExecutionLocked(Comm& comm, Execution* e, Executable* program, const Bind& bind);
 /// Advances every queued execution of comm in start order without blocking; *done once e has
 /// completed (its status is returned then). Returns at once (not done) if another thread is
 /// advancing this communicator.

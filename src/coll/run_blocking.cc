@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "coll/build_collective.h"
+#include "coll/program_cache.h"
 #include "coll/progress.h"
-#include "comm/program_cache.h"
 #include "core/hot_path.h"
 #include "core/log.h"
 
@@ -21,11 +21,11 @@ WEFT_HOT Status RunHostBlocking(Comm& comm, const CollArgs& args) {
   }
   a.slots_streamed = comm.SlotsStreamed();  // the same on every rank at the same call
   // Held for the run: another thread's eviction or Clear cannot free it under this one.
-  ProgramRef program = comm.cache->Find(a);
+  ProgramRef program = CacheOf(comm).Find(a);
   if (program != nullptr && program->active()) program = nullptr;  // a request runs it
   if (program == nullptr) {
-    auto built = std::make_unique<NativeProgram>();
-    WEFT_CHECK(BuildCollective(comm, a, built.get()));
+    std::unique_ptr<Executable> built;
+    WEFT_CHECK(BuildCollective(comm, a, &built));
     WEFT_TRACE(kColl, "built: %s", DescribeCollective(comm, a, *built).c_str());
     program = comm.cache->Keep(a, std::move(built));
   }

@@ -2,7 +2,7 @@
 // The C API and the device staging path (which runs each staged chunk through it) share it.
 #pragma once
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 
 namespace weft {
 

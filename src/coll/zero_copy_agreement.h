@@ -2,7 +2,7 @@
 // weftMemAlloc memory, and every rank must choose the same schedule, so the ranks agree.
 #pragma once
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 #include "comm/comm.h"
 
 namespace weft {

@@ -8,17 +8,11 @@
 #include <memory>
 
 #include "comm/mem_window.h"
-#include "comm/program_cache.h"
 #include "core/build_info.h"
-#include "core/fault.h"
 #include "core/hot_path.h"
 #include "core/live_set.h"
 #include "core/log.h"
 #include "core/params.h"
-#include "device/backend.h"
-#include "device/binding.h"
-#include "device/comm_device.h"
-#include "device/mpi_direct.h"
 #include "transport/cma/cma.h"
 #include "transport/shm/placement_probe.h"
 #include "transport/shm/shm_segment.h"
@@ -36,14 +30,6 @@ std::string VFormat(const char* fmt, va_list ap) {
   char buf[1024];
   std::vsnprintf(buf, sizeof(buf), fmt, ap);
   return buf;
-}
-
-// Whether every rank of comm reports ok. Collective: each rank calls it whatever its own
-// outcome, so that a step that failed on one rank fails on all instead of leaving the others
-// waiting in the next collective step. False too if the agreement itself fails.
-bool AllRanksOk(MPI_Comm comm, bool ok) {
-  int all = ok ? 1 : 0;
-  return PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all == 1;
 }
 
 void LogVersionOnce() {
@@ -68,8 +54,8 @@ Status FailNoComm(Status s, const char* fmt, ...) {
 
 WEFT_HOT bool IsLiveComm(const Comm* comm) { return g_live.Contains(comm); }
 
-Status CreateComm(MPI_Comm user, Comm** out) {
-  *out = nullptr;
+Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
+  out->reset();
   int initialized = 0, finalized = 0;
   PMPI_Initialized(&initialized);
   PMPI_Finalized(&finalized);
@@ -172,54 +158,27 @@ Status CreateComm(MPI_Comm user, Comm** out) {
       }
     }
   }
-  device::Backend* backend = nullptr;
-  device::Binding binding;
-  bool mpi_direct = false;
-  // Each device step may fail on one rank alone (no backend, a bad WEFT_DEVICES entry): the
-  // ranks agree after each before the next collective step, and all fail together.
-  Status ds = FaultAt("device_setup", world_rank)
-                  ? FailNoComm(weftSystemError, "injected fault (WEFT_FAULT=device_setup)")
-                  : device::GetBackend(&backend);
-  bool agreed = AllRanksOk(comm->mpi, ds == weftSuccess);
-  if (agreed) {
-    ds = device::BindDevice(comm->mpi, backend, &binding);
-    agreed = AllRanksOk(comm->mpi, ds == weftSuccess);
-  }
-  if (agreed) {
-    ds = device::DecideMpiDirect(comm->mpi, *backend, &mpi_direct);
-    agreed = ds == weftSuccess;  // an agreement itself: the same outcome on every rank
-  }
-  if (!agreed) {
-    std::string why = ds == weftSuccess ? "another rank's device setup failed" : ThreadLastError();
-    PMPI_Comm_free(&comm->node_comm);
-    PMPI_Comm_free(&comm->mpi);
-    return FailNoComm(ds == weftSuccess ? weftRemoteError : ds, "weftCommInitMPI: device setup: %s",
-                      why.c_str());
-  }
-  comm->device = std::make_unique<device::CommDevice>(
-      backend, binding, static_cast<size_t>(std::max<int64_t>(0, params.WEFT_STAGING_CACHE_MAX)));
-  comm->device->mpi_direct = mpi_direct;
-  g_live.Add(comm.get());
-  *out = comm.release();
+  *out = std::move(comm);
   return weftSuccess;
 }
 
-Status DestroyComm(Comm* comm) {
-  g_live.Remove(comm);
-  DetachWindows(*comm);  // weftMemAlloc memory stays valid until weftMemFree
-  comm->cache->Clear();  // cached programs own MPI datatypes: free them before the comm
-  comm->device.reset();  // drains the staging streams, frees the staging pool
+void FreeHostComm(Comm* comm) {
   if (comm->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&comm->node_comm);
   if (comm->mpi != MPI_COMM_NULL) PMPI_Comm_free(&comm->mpi);
   delete comm;
-  return weftSuccess;
+}
+
+void MarkCommLive(Comm* comm, bool live) {
+  if (live) {
+    g_live.Add(comm);
+  } else {
+    g_live.Remove(comm);
+  }
 }
 
 }  // namespace weft
 
-weftComm::weftComm()
-    : cache(std::make_unique<weft::ProgramCache>(
-          static_cast<size_t>(std::max<int64_t>(0, weft::GetParams().WEFT_PROGRAM_CACHE_SIZE)))) {}
+weftComm::weftComm() = default;
 
 weftComm::~weftComm() = default;
 
@@ -302,7 +261,7 @@ bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment
                   "cannot grow the shared-memory segment to %llu-byte slots (%s): later calls "
                   "use point-to-point schedules; plans made before must be made again",
                   static_cast<unsigned long long>(slot_bytes), why.c_str());
-        cache->Clear();
+        programs_stale.store(true, std::memory_order_release);
       } else {
         WEFT_INFO(kColl, "no shared-memory segment (%s): point-to-point schedules only",
                   why.c_str());

@@ -31,6 +31,13 @@ struct weftPlan;     // plan/plan.h
 struct weftRequest;  // plan/request.h
 
 /// The object behind weftComm_t.
+namespace weft {
+/// Owned by the communicator but defined in a layer above comm/: whoever creates it supplies
+/// the deleter, so comm/ needs no definition of it (layers point one way).
+template <typename T>
+using LayerOwned = std::unique_ptr<T, void (*)(T*)>;
+}  // namespace weft
+
 struct weftComm {
   MPI_Comm mpi = MPI_COMM_NULL;        // weft's duplicate: all collective traffic
   MPI_Comm node_comm = MPI_COMM_NULL;  // ranks of this (virtual) node
@@ -79,10 +86,14 @@ struct weftComm {
   /// The compiled execution that last took each of the MPI transport's 64 tag slots
   /// (kScheduleSlots): a start finishes the one before it in its slot first.
   std::array<weft::CompiledColl*, 64> tag_slot_users{};
-  /// Built programs of blocking calls (see program_cache.h); emptied before the comm is freed.
-  std::unique_ptr<weft::ProgramCache> cache;
+  /// Built executables by call shape (coll/program_cache.h); freed before the comm is.
+  weft::LayerOwned<weft::ProgramCache> cache{nullptr, nullptr};
   /// Device backend, bound device and staging pool (never null on a live communicator).
-  std::unique_ptr<weft::device::CommDevice> device;
+  weft::LayerOwned<weft::device::CommDevice> device{nullptr, nullptr};
+  /// A shared-memory segment failed to grow: the cached executables built for shared memory
+  /// are dropped by the next call that looks one up (coll/program_cache.h), so that later
+  /// calls are built anew for point-to-point schedules.
+  std::atomic<bool> programs_stale{false};
 
   weftComm();
   ~weftComm();
@@ -161,11 +172,15 @@ namespace weft {
 
 using Comm = weftComm;
 
-/// Collective over user: creates a communicator. On failure *out is null and the text is in
-/// the thread's last error.
-Status CreateComm(MPI_Comm user, Comm** out);
-/// Frees comm's MPI resources and the object.
-Status DestroyComm(Comm* comm);
+/// Collective over user: the host part of a new communicator (its own duplicate of user,
+/// topology, network tier, node segment, single copy). The layers above add theirs
+/// (capi/comm_setup.h) and then MarkCommLive. On failure *out is null, nothing is left, and
+/// the text is in the thread's last error.
+Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out);
+/// Frees what CreateHostComm made (the layers above have freed theirs) and the object.
+void FreeHostComm(Comm* comm);
+/// Registers comm as live (IsLiveComm), or no longer.
+void MarkCommLive(Comm* comm, bool live);
 /// True while comm is a communicator created and not yet destroyed.
 bool IsLiveComm(const Comm* comm);
 

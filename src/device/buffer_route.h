@@ -3,7 +3,7 @@
 // go to a native device path where one applies, else to the staging pipeline.
 #pragma once
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 #include "device/backend.h"
 
 namespace weft::device {

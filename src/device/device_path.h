@@ -8,7 +8,7 @@
 // then IPC, then MPI). Otherwise the path follows this rank's buffers and never skips staging.
 #pragma once
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 #include "device/backend.h"
 #include "device/buffer_route.h"
 #include "device/comm_device.h"

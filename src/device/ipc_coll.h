@@ -9,7 +9,7 @@
 // and in-place alltoall (a rank would overwrite what a peer is still reading) do not.
 #pragma once
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 #include "device/backend.h"
 #include "device/buffer_route.h"
 

@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 #include "device/backend.h"
 #include "native/native_program.h"
 

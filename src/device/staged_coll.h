@@ -6,7 +6,7 @@
 // work after the results land; the call returns once they have.
 #pragma once
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 #include "device/backend.h"
 #include "device/buffer_route.h"
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 #include "native/native_program.h"
 
 namespace weft {

@@ -1,6 +1,5 @@
 #include "native/native_program.h"
 
-#include "coll/compiled_coll.h"
 #include "core/hot_path.h"
 #include "transport/mpi/mpi_wait.h"
 
@@ -23,7 +22,7 @@ void* NativeProgram::Scratch(size_t bytes) {
   return scratch_.back().get();
 }
 
-bool NativeProgram::active() const { return compiled ? compiled->active() : active_; }
+bool NativeProgram::active() const { return active_; }
 
 void NativeProgram::Abandon() {
   if (req_ != MPI_REQUEST_NULL) {
@@ -31,11 +30,9 @@ void NativeProgram::Abandon() {
     PMPI_Request_free(&req_);
   }
   active_ = false;
-  compiled.reset();
 }
 
 WEFT_HOT Status NativeProgram::Run(Comm& comm, const Bind& bind) {
-  if (compiled) return compiled->Run(comm, bind);
   if (active_)
     return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");
   for (auto& s : steps) {
@@ -60,7 +57,6 @@ Status NativeProgram::Issue(Comm& comm) {
 }
 
 WEFT_HOT Status NativeProgram::Start(Comm& comm, const Bind& bind) {
-  if (compiled) return compiled->Start(comm, bind);
   if (active_)
     return comm.Fail(weftInvalidUsage, "weftPlanStart: the previous start is not complete");
   next_ = 0;
@@ -74,7 +70,6 @@ WEFT_HOT Status NativeProgram::Start(Comm& comm, const Bind& bind) {
 }
 
 WEFT_HOT Status NativeProgram::Test(Comm& comm, bool* done) {
-  if (compiled) return compiled->Test(comm, done);
   *done = !active_;
   while (active_) {
     int flag = 0;
@@ -96,7 +91,6 @@ WEFT_HOT Status NativeProgram::Test(Comm& comm, bool* done) {
 }
 
 WEFT_HOT Status NativeProgram::Wait(Comm& comm) {
-  if (compiled) return compiled->Wait(comm);
   while (active_) {
     Status s = WaitAllWithin(comm, 1, &req_, steps[next_].what);
     if (s != weftSuccess) {

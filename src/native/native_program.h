@@ -1,10 +1,10 @@
-// An executable collective for one call shape: either a compiled schedule (see
-// coll/compiled_coll.h) or, as the fallback, the collective lowered onto native MPI routines: a
-// list of steps, each an optional local pre-pass (pack, widen), one MPI call and an optional
-// post-pass (narrow, divide, move). A program is built from a call's shape (kind, count, type, op,
-// root, in-place) and bound to buffers only when it runs, so one program serves every blocking call
-// of that shape. It runs blocking (MPI's blocking routines, as fast as the native call) or step by
-// step on nonblocking requests (persistent plans: Start, then Test/Wait resume it).
+// A collective lowered onto native MPI routines (the fallback where no compiled schedule fits,
+// and the path of the kinds weft has no schedule for): a list of steps, each an optional local
+// pre-pass (pack, widen), one MPI call and an optional post-pass (narrow, divide, move). A program
+// is built from a call's shape (kind, count, type, op, root, in-place) and bound to buffers only
+// when it runs, so one program serves every call of that shape. It runs blocking (MPI's blocking
+// routines, as fast as the native call) or step by step on nonblocking requests (persistent plans:
+// Start, then Test/Wait resume it).
 #pragma once
 
 #include <mpi.h>
@@ -18,8 +18,6 @@
 #include "core/status.h"
 
 namespace weft {
-
-class CompiledColl;  // coll/compiled_coll.h
 
 /// The user buffers of one execution.
 struct Bind {
@@ -56,11 +54,9 @@ class NativeProgram {
   /// An active native execution with MPI calls still to issue (a later step starts when the
   /// one before it completes).
   /// (Point-to-point programs are matched by peer and tag, not by order: never.)
-  bool IssuesMore() const {
-    return !compiled && !point_to_point && active_ && next_ + 1 < steps.size();
-  }
+  bool IssuesMore() const { return !point_to_point && active_ && next_ + 1 < steps.size(); }
   /// The communicator is being aborted: drops an execution in flight without waiting for it
-  /// (cancels and frees its request) and the compiled form, which refers to the communicator.
+  /// (cancels and frees its request).
   void Abandon();
 
   /// A scratch buffer owned by the program (freed with it).
@@ -71,8 +67,6 @@ class NativeProgram {
   void Own(MPI_Datatype t) { types_.push_back(t); }
 
   std::vector<NativeStep> steps;
-  /// Set when the call runs a compiled schedule: Run/Start/Test/Wait then run it, not steps.
-  std::unique_ptr<CompiledColl> compiled;
   /// A send or a receive (its steps match by peer and tag, in order between one pair).
   bool point_to_point = false;
   /// How the data travels (a static string, so building a program allocates no text).

@@ -5,7 +5,7 @@
 // every receive is posted before any rank waits.
 #pragma once
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 
 namespace weft {
 

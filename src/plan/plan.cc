@@ -40,7 +40,7 @@ Status CreatePlan(Comm& comm, const CollArgs& args, Plan** out) {
     WEFT_CHECK(AgreeZeroCopy(comm, &plan->args));
     plan->args.slots_streamed = comm.SlotsStreamed();
     WEFT_CHECK(BuildCollective(comm, plan->args, &plan->program));
-    plan->description = DescribeCollective(comm, plan->args, plan->program);
+    plan->description = DescribeCollective(comm, plan->args, *plan->program);
   }
   WEFT_INFO(kPlan, "plan %p: %s", static_cast<void*>(plan.get()), plan->description.c_str());
   comm.live_plans.fetch_add(1);
@@ -70,7 +70,8 @@ void DetachPlans(Comm& comm) {
     plans.swap(comm.plans);
   }
   for (Plan* plan : plans) {
-    plan->program.Abandon();  // frees what refers to the communicator, while it still exists
+    if (plan->program)
+      plan->program->Abandon();  // frees what refers to the communicator, while it still exists
     plan->comm = nullptr;
   }
   comm.live_plans.store(0);

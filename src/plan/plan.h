@@ -3,16 +3,18 @@
 
 #include <string>
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
+#include "coll/executable.h"
 #include "coll/progress.h"
 #include "device/buffer_route.h"
-#include "native/native_program.h"
 
 /// The object behind weftPlan_t.
 struct weftPlan {
   weft::Comm* comm = nullptr;  // null once weftCommAbort detached the plan
   weft::CollArgs args;
-  weft::NativeProgram program;  // host buffers: the compiled (or native) program
+  /// Host buffers: what runs (a compiled schedule or the native routine); null for device
+  /// buffers.
+  std::unique_ptr<weft::Executable> program;
   /// Its current start, queued with the communicator's other nonblocking executions.
   weft::Execution exec;
   /// Device buffers: each start stages them through host memory (device/staged_coll.h) and

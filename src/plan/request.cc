@@ -52,10 +52,10 @@ WEFT_HOT Status StartRequest(Comm& comm, const CollArgs& args, Request** out) {
     std::lock_guard<std::mutex> lk(comm.progress_mu);
     // An instance of this shape that no request in flight is running, else a new one (kept
     // as a further instance, up to the cache's limit).
-    ProgramRef program = comm.cache->FindIdle(args);
+    ProgramRef program = CacheOf(comm).FindIdle(args);
     if (program == nullptr) {
-      auto built = std::make_unique<NativeProgram>();
-      WEFT_CHECK(BuildCollective(comm, args, built.get()));
+      std::unique_ptr<Executable> built;
+      WEFT_CHECK(BuildCollective(comm, args, &built));
       WEFT_TRACE(kColl, "built: %s", DescribeCollective(comm, args, *built).c_str());
       program = comm.cache->Keep(args, std::move(built));
     }

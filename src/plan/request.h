@@ -4,7 +4,7 @@
 #pragma once
 
 #include "coll/progress.h"
-#include "comm/program_cache.h"
+#include "coll/program_cache.h"
 
 /// The object behind weftRequest_t.
 struct weftRequest : weft::Execution {

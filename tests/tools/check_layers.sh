@@ -10,7 +10,7 @@ set -euo pipefail
 src=${1:-$(cd "$(dirname "$0")/../../src" && pwd)}
 # Lowest first. Folders on one line are one level (they include neither each other nor
 # anything above). sim and check are tools beside the library, above what they use.
-order=(core topo sched tune exec transport comm native coll device plan capi "sim check")
+order=(core topo sched tune exec transport comm call native coll device plan capi "sim check")
 KNOWN=(
   "core/build_info.cc -> device"
   "sched/compile.h -> tune"
@@ -18,11 +18,6 @@ KNOWN=(
   "transport/schedule_transport.cc -> comm"
   "transport/mpi/mpi_transport.h -> comm"
   "transport/mpi/mpi_wait.h -> comm"
-  "comm/comm.cc -> device"
-  "comm/program_cache.h -> coll"
-  "comm/program_cache.h -> native"
-  "native/native_program.cc -> coll"
-  "native/native_colls.h -> coll"
 )
 declare -A level
 for i in "${!order[@]}"; do

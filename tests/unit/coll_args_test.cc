@@ -1,5 +1,5 @@
 // Argument validation against a communicator shell (no MPI traffic is needed to validate).
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 
 #include <gtest/gtest.h>
 

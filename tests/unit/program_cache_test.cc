@@ -1,4 +1,4 @@
-#include "comm/program_cache.h"
+#include "coll/program_cache.h"
 
 #include <gtest/gtest.h>
 
@@ -18,10 +18,15 @@ CollArgs Args(const void* send, size_t count, bool in_place = false) {
   return a;
 }
 
+// An empty native program as the cache holds it.
+std::unique_ptr<Executable> Native() {
+  return std::make_unique<Executable>(std::make_unique<NativeProgram>());
+}
+
 TEST(ProgramCache, KeysOnTheShapeNotTheBuffers) {
   ProgramCache cache(4);
   int a, b;
-  ProgramRef p = cache.Keep(Args(&a, 5), std::make_unique<NativeProgram>());
+  ProgramRef p = cache.Keep(Args(&a, 5), Native());
   EXPECT_EQ(cache.Find(Args(&b, 5)), p) << "buffers are bound at run time";
   EXPECT_EQ(cache.Find(Args(&a, 6)), nullptr) << "count is part of the key";
   EXPECT_EQ(cache.Find(Args(&a, 5, true)), nullptr) << "in-place is part of the key";
@@ -33,10 +38,10 @@ TEST(ProgramCache, KeysOnTheShapeNotTheBuffers) {
 TEST(ProgramCache, EvictsLeastRecentlyUsed) {
   ProgramCache cache(2);
   int a;
-  ProgramRef p1 = cache.Keep(Args(&a, 1), std::make_unique<NativeProgram>());
-  cache.Keep(Args(&a, 2), std::make_unique<NativeProgram>());
-  EXPECT_EQ(cache.Find(Args(&a, 1)), p1);                      // 1 is now most recent
-  cache.Keep(Args(&a, 3), std::make_unique<NativeProgram>());  // evicts 2
+  ProgramRef p1 = cache.Keep(Args(&a, 1), Native());
+  cache.Keep(Args(&a, 2), Native());
+  EXPECT_EQ(cache.Find(Args(&a, 1)), p1);  // 1 is now most recent
+  cache.Keep(Args(&a, 3), Native());       // evicts 2
   EXPECT_EQ(cache.size(), 2u);
   EXPECT_EQ(cache.Find(Args(&a, 2)), nullptr);
   EXPECT_EQ(cache.Find(Args(&a, 1)), p1);
@@ -45,14 +50,15 @@ TEST(ProgramCache, EvictsLeastRecentlyUsed) {
 TEST(ProgramCache, DoesNotKeepLargeScratchOrWhenDisabled) {
   int a;
   ProgramCache cache(4);
-  auto big = std::make_unique<NativeProgram>();
-  NativeProgram* raw = big.get();
-  big->Scratch(ProgramCache::kMaxScratchBytes + 1);
+  auto native = std::make_unique<NativeProgram>();
+  native->Scratch(ProgramCache::kMaxScratchBytes + 1);
+  auto big = std::make_unique<Executable>(std::move(native));
+  Executable* raw = big.get();
   ProgramRef run = cache.Keep(Args(&a, 1), std::move(big));
   EXPECT_EQ(run.get(), raw) << "a program not kept is still returned to run";
   EXPECT_EQ(cache.size(), 0u);
   ProgramCache off(0);
-  off.Keep(Args(&a, 1), std::make_unique<NativeProgram>());
+  off.Keep(Args(&a, 1), Native());
   EXPECT_EQ(off.size(), 0u);
 }
 
@@ -69,7 +75,7 @@ TEST(ProgramCache, ThreadsMissingOnOneShapeEachGetALiveProgram) {
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         got[t] = cache.Find(Args(&a, 7));
-        if (got[t] == nullptr) got[t] = cache.Keep(Args(&a, 7), std::make_unique<NativeProgram>());
+        if (got[t] == nullptr) got[t] = cache.Keep(Args(&a, 7), Native());
       });
     }
     for (auto& th : threads) th.join();
@@ -84,7 +90,7 @@ TEST(ProgramCache, ThreadsMissingOnOneShapeEachGetALiveProgram) {
 }
 
 // A program whose one step "issues" without a request: Start leaves it active until tested.
-std::unique_ptr<NativeProgram> StartableProgram() {
+std::unique_ptr<Executable> StartableProgram() {
   auto p = std::make_unique<NativeProgram>();
   NativeStep step;
   step.call = [](const Bind&, MPI_Request* req) {
@@ -92,7 +98,7 @@ std::unique_ptr<NativeProgram> StartableProgram() {
     return MPI_SUCCESS;
   };
   p->steps.push_back(step);
-  return p;
+  return std::make_unique<Executable>(std::move(p));
 }
 
 // Nonblocking calls of one shape in flight together each run their own instance: FindIdle
@@ -122,9 +128,10 @@ TEST(ProgramCache, FindIdleSkipsRunningInstances) {
 TEST(ProgramCache, EvictionDoesNotFreeAProgramInUse) {
   int a;
   ProgramCache cache(1);
-  ProgramRef running = cache.Keep(Args(&a, 1), std::make_unique<NativeProgram>());
-  running->Scratch(64);
-  cache.Keep(Args(&a, 2), std::make_unique<NativeProgram>());  // evicts shape 1
+  auto native = std::make_unique<NativeProgram>();
+  native->Scratch(64);
+  ProgramRef running = cache.Keep(Args(&a, 1), std::make_unique<Executable>(std::move(native)));
+  cache.Keep(Args(&a, 2), Native());  // evicts shape 1
   EXPECT_EQ(cache.Find(Args(&a, 1)), nullptr);
   cache.Clear();
   EXPECT_EQ(running.use_count(), 1) << "the caller's reference is the last one";

@@ -9,7 +9,7 @@
 // runs the device matrix with it on where one is).
 #pragma once
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 #include "device/backend.h"
 #include "device/buffer_route.h"
 

@@ -1,4 +1,4 @@
-#include "comm/program_cache.h"
+#include "coll/program_cache.h"
 
 #include <functional>
 
@@ -49,7 +49,7 @@ WEFT_HOT ProgramRef ProgramCache::FindIdle(const CollArgs& args) {
   return nullptr;
 }
 
-ProgramRef ProgramCache::Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p) {
+ProgramRef ProgramCache::Keep(const CollArgs& args, std::unique_ptr<Executable> p) {
   std::lock_guard<SpinLock> lk(mu_);
   ProgramRef program(std::move(p));
   if (args.v != nullptr || capacity_ == 0 || program->scratch_bytes() > kMaxScratchBytes)

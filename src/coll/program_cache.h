@@ -12,17 +12,17 @@
 #include <unordered_map>
 #include <vector>
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
+#include "coll/executable.h"
 #include "core/spin_wait.h"
-#include "native/native_program.h"
 
 namespace weft {
 
 /// A program handed out by the cache: shared, so that evicting it (or clearing the cache) while
 /// another thread runs it frees nothing under that thread.
-using ProgramRef = std::shared_ptr<NativeProgram>;
+using ProgramRef = std::shared_ptr<Executable>;
 
-/// An LRU map from a call's shape to the NativeProgram built for it.
+/// An LRU map from a call's shape to the Executable built for it.
 class ProgramCache {
  public:
   /// Programs whose scratch exceeds this are run once and not kept.
@@ -43,7 +43,7 @@ class ProgramCache {
   /// kMaxInstances, and returns p either way (the program to run).
   /// A program found or kept here must not be run by two threads at once: collectives on one
   /// communicator are serial by MPI's rules, and point-to-point programs hold no scratch.
-  ProgramRef Keep(const CollArgs& args, std::unique_ptr<NativeProgram> p);
+  ProgramRef Keep(const CollArgs& args, std::unique_ptr<Executable> p);
   size_t size() {
     std::lock_guard<SpinLock> lk(mu_);
     return map_.size();
@@ -70,5 +70,15 @@ class ProgramCache {
   CollArgs mru_key_{};
   ProgramRef mru_program_;
 };
+
+/// comm's cache, emptied first when a shared-memory segment failed to grow since the last
+/// look (Comm::programs_stale): later calls are then built for point-to-point schedules.
+inline ProgramCache& CacheOf(Comm& comm) {
+  if (__builtin_expect(comm.programs_stale.load(std::memory_order_acquire), 0) &&
+      comm.programs_stale.exchange(false)) {
+    comm.cache->Clear();
+  }
+  return *comm.cache;
+}
 
 }  // namespace weft

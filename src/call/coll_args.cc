@@ -1,8 +1,8 @@
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 
 #include <cstdint>
 
-#include "coll/vcoll_args.h"
+#include "call/vcoll_args.h"
 #include "core/dtype.h"
 #include "core/hot_path.h"
 

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "coll/coll_args.h"
+#include "call/coll_args.h"
 
 namespace weft {
 

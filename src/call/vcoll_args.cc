@@ -1,4 +1,4 @@
-#include "coll/vcoll_args.h"
+#include "call/vcoll_args.h"
 
 #include <algorithm>
 #include <climits>
