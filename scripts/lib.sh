@@ -47,6 +47,7 @@ weft_install_deps() {
 }
 
 weft_install_pkgs() {  # PKG...: installs those of Debian's packages that are missing
+  # (WEFT_NO_RECOMMENDS=1: without the packages they recommend)
   local missing=() p
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -56,7 +57,10 @@ weft_install_pkgs() {  # PKG...: installs those of Debian's packages that are mi
   local sudo=""
   [ "$(id -u)" -ne 0 ] && sudo=sudo
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" > /tmp/weft-apt.log 2>&1 ||
+  local extra=()
+  [ -n "${WEFT_NO_RECOMMENDS:-}" ] && extra=(--no-install-recommends)
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${extra[@]}" "${missing[@]}" \
+    > /tmp/weft-apt.log 2>&1 ||
     { cat /tmp/weft-apt.log; echo "apt-get install failed" >&2; exit 1; }
 }
 

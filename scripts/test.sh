@@ -2,7 +2,8 @@
 # Installs what is missing, builds, and runs every test: gtest unit tests, multi-rank tests
 # through mpiexec (1-4 ranks, virtual nodes, chunked paths, counts past INT_MAX), tests across
 # the hosts of a network-namespace cluster (label cluster; root: skipped with the reason
-# elsewhere), examples, and the install check.
+# elsewhere), the torch.distributed backend against Gloo (label torch; installs Debian's
+# python3-torch), examples, and the install check.
 #   ./scripts/test.sh [--mpi openmpi|mpich] [--sanitize address|thread] [extra ctest flags]
 # --sanitize builds into build-<mpi>-<sanitizer> and runs the subset that fits CI's time:
 #   address (ASan + UBSan; any undefined behaviour fails the test): every unit test, the fuzz
@@ -39,7 +40,9 @@ case "$WEFT_SANITIZE" in
     ctest --output-on-failure --timeout 900 -j 2 -L unit "${WEFT_ARGS[@]}"
     ;;
   *)
-    weft_build
+    # The torch backend's tests need Debian's torch (without its desktop recommends).
+    WEFT_NO_RECOMMENDS=1 weft_install_pkgs python3-torch libtorch-dev python3-dev python3-setuptools
+    WEFT_CMAKE_ARGS="${WEFT_CMAKE_ARGS:-} -DWEFT_WITH_TORCH=ON" weft_build
     echo "== testing ($WEFT_MPI)"
     cd "$WEFT_BUILD"
     ctest --output-on-failure --timeout 900 "${WEFT_ARGS[@]}"
