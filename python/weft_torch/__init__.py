@@ -30,6 +30,11 @@ def _create(store, group_rank, group_size, timeout):
         # world ranks through the group's (prefixed) store.
         store.set("weft_world_rank_%d" % group_rank, str(world_rank))
         ranks = [int(store.get("weft_world_rank_%d" % r)) for r in range(group_size)]
+    if len(set(ranks)) != len(ranks) or max(ranks) >= world_size:
+        raise RuntimeError(
+            "weft backend: torch's rank %d of %d is MPI's rank %d of %d: launch with mpiexec or "
+            "weftrun, one process per rank (torchrun starts processes that are not one MPI job)"
+            % (group_rank, group_size, world_rank, world_size))
     return _C.create_process_group(group_rank, group_size, ranks)
 
 

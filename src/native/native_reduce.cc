@@ -176,9 +176,11 @@ Status AddReduceScatterV(Comm& comm, const Ctx& x, const CollArgs& a, NativeProg
   void* tmp = wire && total > 0 ? p->Scratch(total * x.w.size) : nullptr;
   NativeStep s;
   s.what = "MPI_Reduce_scatter";
-  if (wire) {
+  if (wire && total > 0) {  // (nothing to convert when every count is 0: tmp is null then)
     s.before = [=](const Bind& b) { ToWire(x.w, x.type, b.send, tmp, total); };
-    s.after = [=](const Bind& b) { FromWire(x.w, x.type, tmp, b.recv, mine, x.nranks); };
+    if (mine > 0) {
+      s.after = [=](const Bind& b) { FromWire(x.w, x.type, tmp, b.recv, mine, x.nranks); };
+    }
   } else if (in_place && before > 0) {
     s.after = [=](const Bind& b) { std::memmove(b.recv, b.send, mine * x.es); };
   }
