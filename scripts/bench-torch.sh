@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # torch.distributed on weft against Gloo (tools/torch_bench.py) at 2 ranks and at 4 ranks on
-# 2 virtual nodes, into OUTDIR; builds weft and the torch backend first.
+# 2 virtual nodes, and DDP step times at 2 ranks, into OUTDIR; builds weft and the torch backend
+# first.
 #   scripts/bench-torch.sh OUTDIR [--mpi mpich]
 set -euo pipefail
 out=$1
@@ -19,3 +20,7 @@ MASTER_PORT=29681 "$WEFT_MPIEXEC" -n 2 "${flags[@]}" /usr/bin/python3 "$WEFT_ROO
 WEFT_VIRTUAL_NODES=2 MASTER_PORT=29682 "$WEFT_MPIEXEC" -n 4 "${flags[@]}" \
   /usr/bin/python3 "$WEFT_ROOT/tools/torch_bench.py" --sizes 4K,1M,16M \
   | tee "$out/torch-np4-2nodes-$WEFT_MPI.txt"
+for batch in 32 4; do
+  MASTER_PORT=29683 "$WEFT_MPIEXEC" -n 2 "${flags[@]}" /usr/bin/python3 \
+    "$WEFT_ROOT/tools/torch_bench.py" --ddp --batch $batch | tee -a "$out/torch-ddp-np2-$WEFT_MPI.txt"
+done

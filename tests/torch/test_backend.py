@@ -119,6 +119,9 @@ def test_rooted():
             t = inp(RANK, torch.int32, 13) if RANK == root else torch.zeros(13, dtype=torch.int32)
             dist.broadcast(t, root)
             case("broadcast root %d" % root, torch.equal(t, inp(root, torch.int32, 13)))
+            g = inp(RANK, torch.int32, 13) if RANK == root else torch.zeros(13, dtype=torch.int32)
+            dist.broadcast(g, root, group=GLOO)
+            case("broadcast root %d == gloo" % root, torch.equal(t, g))
             r = inp(RANK, torch.float64, 11)
             dist.reduce(r, root, op=dist.ReduceOp.MAX)
             if RANK == root:
@@ -148,6 +151,22 @@ def test_gather_family():
         dist.reduce_scatter(out, [inp(RANK, torch.float32, 3 * SIZE)[3 * p:3 * p + 3] for p in range(SIZE)])
         full = reference("sum", torch.float32, 3 * SIZE, range(SIZE))
         case("reduce_scatter list", close(out, full[3 * RANK:3 * RANK + 3]))
+        # In place, as FSDP calls them: the input is this rank's slice of the output (allgather)
+        # or the output is this rank's block of the input (reduce_scatter).
+        whole = torch.zeros(SIZE * 6, dtype=torch.float32)
+        whole[6 * RANK:6 * RANK + 6] = inp(RANK, torch.float32, 6)
+        dist.all_gather_into_tensor(whole, whole[6 * RANK:6 * RANK + 6])
+        case("all_gather_into_tensor in place",
+             torch.equal(whole, torch.cat([inp(p, torch.float32, 6) for p in range(SIZE)])))
+        big = inp(RANK, torch.float32, 4 * SIZE)
+        dist.reduce_scatter_tensor(big[4 * RANK:4 * RANK + 4], big)
+        full3 = reference("sum", torch.float32, 4 * SIZE, range(SIZE))
+        case("reduce_scatter_tensor in place", close(big[4 * RANK:4 * RANK + 4], full3[4 * RANK:4 * RANK + 4]))
+        gl = [torch.zeros(5, dtype=torch.float32) for _ in range(SIZE)]
+        dist.all_gather(gl, inp(RANK, torch.float32, 5), group=GLOO)
+        wf = [torch.zeros(5, dtype=torch.float32) for _ in range(SIZE)]
+        dist.all_gather(wf, inp(RANK, torch.float32, 5))
+        case("all_gather == gloo", all(torch.equal(a, b) for a, b in zip(wf, gl)))
         out2 = torch.zeros(2, dtype=torch.float64)
         dist.reduce_scatter_tensor(out2, inp(RANK, torch.float64, 2 * SIZE), op=dist.ReduceOp.MIN)
         full2 = reference("min", torch.float64, 2 * SIZE, range(SIZE))
