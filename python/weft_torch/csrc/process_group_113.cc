@@ -45,7 +45,10 @@ class WeftWork : public c10d::Work {
 
   bool isCompleted() override {
     if (done_) return true;
-    if (before_wait) return false;  // point-to-point: runs when waited for
+    if (before_wait) {  // a send or receive: asking runs the queued ones, as waiting does
+      Complete();
+      return true;
+    }
     for (weftRequest_t& r : requests) {
       int flag = 0;
       if (r != nullptr) Check(weftRequestTest(&r, &flag), comm_, "test");
