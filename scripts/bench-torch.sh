@@ -12,7 +12,7 @@ weft_install_deps
 WEFT_NO_RECOMMENDS=1 weft_install_pkgs python3-torch libtorch-dev python3-dev python3-setuptools
 WEFT_CMAKE_ARGS="${WEFT_CMAKE_ARGS:-} -DWEFT_WITH_TORCH=ON" weft_build
 mkdir -p "$out"
-export PYTHONPATH="$WEFT_BUILD/python"
+export PYTHONPATH="$WEFT_BUILD/python" GLOO_SOCKET_IFNAME=${GLOO_SOCKET_IFNAME:-lo}
 flags=()
 [ "$WEFT_MPI" = openmpi ] && flags=(--allow-run-as-root --oversubscribe)
 MASTER_PORT=29681 "$WEFT_MPIEXEC" -n 2 "${flags[@]}" /usr/bin/python3 "$WEFT_ROOT/tools/torch_bench.py" \
