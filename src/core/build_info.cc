@@ -3,7 +3,6 @@
 #include <mpi.h>
 
 #include "core/build_config.h"
-#include "device/backend.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -26,8 +25,12 @@ std::vector<std::pair<std::string, std::string>> BuildInfo() {
       {"cuda", WEFT_WITH_CUDA_BUILT ? "on" : "off"},
       {"nccl", WEFT_WITH_NCCL_BUILT ? "on" : "off"},
       {"execution", "compiled schedules, native MPI fallback"},
-      {"device_backends", weft::device::BuiltNames()},
+      {"device_backends", BuiltDeviceBackends()},
   };
+}
+
+const char* BuiltDeviceBackends() {
+  return WEFT_WITH_CUDA_BUILT ? "host,emulated,cuda" : "host,emulated";
 }
 
 std::string BuildInfoLine() {

@@ -11,5 +11,7 @@ namespace weft {
 std::vector<std::pair<std::string, std::string>> BuildInfo();
 /// BuildInfo on one line.
 std::string BuildInfoLine();
+/// The device backends this build has ("host,emulated" and ",cuda" where nvcc built it).
+const char* BuiltDeviceBackends();
 
 }  // namespace weft

@@ -8,6 +8,7 @@
 
 #include "comm/comm.h"
 #include "core/build_config.h"
+#include "core/build_info.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "device/binding.h"
@@ -86,7 +87,7 @@ bool Built(const char* name) {
   return false;
 }
 
-const char* BuiltNames() { return WEFT_WITH_CUDA_BUILT ? "host,emulated,cuda" : "host,emulated"; }
+const char* BuiltNames() { return BuiltDeviceBackends(); }
 
 #if !WEFT_WITH_CUDA_BUILT
 Backend* MakeCudaBackend(const char** why) {

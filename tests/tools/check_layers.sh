@@ -12,7 +12,6 @@ src=${1:-$(cd "$(dirname "$0")/../../src" && pwd)}
 # anything above). sim and check are tools beside the library, above what they use.
 order=(core topo sched tune exec transport comm call native coll device plan capi "sim check")
 KNOWN=(
-  "core/build_info.cc -> device"
   "sched/compile.h -> tune"
   "transport/schedule_transport.h -> comm"
   "transport/schedule_transport.cc -> comm"

@@ -4,16 +4,16 @@
 // and receives wait in a per-group queue and run together, as one weft group, when any of them
 // is waited for (so a ring of isend/irecv cannot deadlock), matched in order per peer as NCCL
 // matches them (torch's tag is not used).
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#include <torch/csrc/distributed/c10d/Work.hpp>
 #include <torch/extension.h>
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
 #include <vector>
 
 #include "comms.h"
@@ -40,7 +40,7 @@ class WeftWork : public c10d::Work {
   }
 
   std::vector<weftRequest_t> requests;
-  std::function<void()> finish;      // copy-backs and unpacking, after the requests complete
+  std::function<void()> finish;       // copy-backs and unpacking, after the requests complete
   std::function<void()> before_wait;  // runs queued sends and receives (point-to-point)
 
   bool isCompleted() override {
@@ -67,7 +67,8 @@ class WeftWork : public c10d::Work {
     // DDP's communication hooks chain on this future. No progress thread advances weft's
     // requests, so the future completes here, before it is handed out.
     Complete();
-    auto fut = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
+    auto fut =
+        c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
     fut->markCompleted(c10::IValue(outputs_));
     return fut;
   }
@@ -169,8 +170,10 @@ class ProcessGroupWeft : public c10d::ProcessGroup {
                                                  const c10d::AllgatherOptions&) override {
     CheckTensor(input, "_allgather_base");
     CheckTensor(output, "_allgather_base");
-    if (output.numel() != input.numel() * getSize() || output.scalar_type() != input.scalar_type()) {
-      throw std::invalid_argument("weft backend: _allgather_base: output must be world size x input");
+    if (output.numel() != input.numel() * getSize() ||
+        output.scalar_type() != input.scalar_type()) {
+      throw std::invalid_argument(
+          "weft backend: _allgather_base: output must be world size x input");
     }
     const Staged in(input), out(output);
     std::vector<at::Tensor> outs{output};
@@ -193,7 +196,8 @@ class ProcessGroupWeft : public c10d::ProcessGroup {
     at::Tensor flat;
     if (at_root) {
       if (outputs.size() != 1 || static_cast<int>(outputs[0].size()) != getSize()) {
-        throw std::invalid_argument("weft backend: gather needs one output list of world size at the root");
+        throw std::invalid_argument(
+            "weft backend: gather needs one output list of world size at the root");
       }
       outs = outputs[0];
       CheckSameShape(outs, in.flat, "gather");
@@ -222,7 +226,8 @@ class ProcessGroupWeft : public c10d::ProcessGroup {
     at::Tensor flat;
     if (at_root) {
       if (inputs.size() != 1 || static_cast<int>(inputs[0].size()) != getSize()) {
-        throw std::invalid_argument("weft backend: scatter needs one input list of world size at the root");
+        throw std::invalid_argument(
+            "weft backend: scatter needs one input list of world size at the root");
       }
       CheckSameShape(inputs[0], out.flat, "scatter");
       flat = Flatten(inputs[0]);
@@ -244,7 +249,8 @@ class ProcessGroupWeft : public c10d::ProcessGroup {
                                                 const c10d::ReduceScatterOptions& opts) override {
     const Staged out = One(outputs, "reduce_scatter");
     if (inputs.size() != 1 || static_cast<int>(inputs[0].size()) != getSize()) {
-      throw std::invalid_argument("weft backend: reduce_scatter needs one input list of world size");
+      throw std::invalid_argument(
+          "weft backend: reduce_scatter needs one input list of world size");
     }
     CheckSameShape(inputs[0], out.flat, "reduce_scatter");
     at::Tensor flat = Flatten(inputs[0]);
@@ -265,7 +271,8 @@ class ProcessGroupWeft : public c10d::ProcessGroup {
       at::Tensor& output, at::Tensor& input, const c10d::ReduceScatterOptions& opts) override {
     CheckTensor(input, "_reduce_scatter_base");
     CheckTensor(output, "_reduce_scatter_base");
-    if (input.numel() != output.numel() * getSize() || output.scalar_type() != input.scalar_type()) {
+    if (input.numel() != output.numel() * getSize() ||
+        output.scalar_type() != input.scalar_type()) {
       throw std::invalid_argument(
           "weft backend: _reduce_scatter_base: input must be world size x output");
     }
@@ -363,18 +370,24 @@ class ProcessGroupWeft : public c10d::ProcessGroup {
 
   c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst, int) override {
     const Staged s = One(tensors, "send");
-    return QueuePointToPoint(OpType::SEND, tensors, [this, s, dst] {
-      Check(weftSend(s.flat.data_ptr(), s.flat.numel(), TypeOf(s.flat), dst, comm_, nullptr),
-            comm_, "send");
-    }, nullptr);
+    return QueuePointToPoint(
+        OpType::SEND, tensors,
+        [this, s, dst] {
+          Check(weftSend(s.flat.data_ptr(), s.flat.numel(), TypeOf(s.flat), dst, comm_, nullptr),
+                comm_, "send");
+        },
+        nullptr);
   }
 
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src, int) override {
     const Staged s = One(tensors, "recv");
-    return QueuePointToPoint(OpType::RECV, tensors, [this, s, src] {
-      Check(weftRecv(s.flat.data_ptr(), s.flat.numel(), TypeOf(s.flat), src, comm_, nullptr),
-            comm_, "recv");
-    }, [s] { s.CopyBack(); });
+    return QueuePointToPoint(
+        OpType::RECV, tensors,
+        [this, s, src] {
+          Check(weftRecv(s.flat.data_ptr(), s.flat.numel(), TypeOf(s.flat), src, comm_, nullptr),
+                comm_, "recv");
+        },
+        [s] { s.CopyBack(); });
   }
 
  private:

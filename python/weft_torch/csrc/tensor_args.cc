@@ -53,7 +53,8 @@ weftRedOp_t OpOf(int red_op_type) {
 }
 
 void CheckTensor(const at::Tensor& t, const char* what) {
-  if (!t.defined()) throw std::invalid_argument(std::string("weft backend: ") + what + ": undefined tensor");
+  if (!t.defined())
+    throw std::invalid_argument(std::string("weft backend: ") + what + ": undefined tensor");
   if (!t.device().is_cpu()) {
     throw std::invalid_argument(std::string("weft backend: ") + what +
                                 ": only CPU tensors are supported, got " + t.device().str());
