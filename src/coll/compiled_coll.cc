@@ -7,7 +7,7 @@
 #include "core/hot_path.h"
 #include "core/log.h"
 #include "core/params.h"
-#include "sched/compile.h"
+#include "compile/compile.h"
 
 namespace weft {
 namespace {

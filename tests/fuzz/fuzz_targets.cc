@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/spec_args.h"
-#include "sched/compile.h"
+#include "compile/compile.h"
 #include "sched/ir/text.h"
 #include "sched/recipe.h"
 #include "topo/topology.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "sched/compile.h"
+#include "compile/compile.h"
 #include "sched/ir/text.h"
 #include "sched/ir/verify.h"
 

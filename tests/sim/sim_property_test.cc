@@ -11,7 +11,7 @@
 #include <ostream>
 #include <string>
 
-#include "sched/compile.h"
+#include "compile/compile.h"
 #include "sched/ir/verify.h"
 #include "sim/sim.h"
 #include "sim_families.h"

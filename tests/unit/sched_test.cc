@@ -10,7 +10,7 @@
 #include "exec/interpreter.h"
 #include "exec/kway_reduce.h"
 #include "sched/algos/builder.h"
-#include "sched/compile.h"
+#include "compile/compile.h"
 #include "sched/ir/verify.h"
 #include "sched/passes/bytecode.h"
 #include "sim/sim.h"

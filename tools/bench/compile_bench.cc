@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include "sched/compile.h"
+#include "compile/compile.h"
 #include "sched/passes/bytecode.h"
 #include "weft/weft.h"
 

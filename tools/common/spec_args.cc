@@ -8,7 +8,7 @@
 
 #include "common/parse_int.h"
 #include "core/dtype.h"
-#include "sched/compile.h"
+#include "compile/compile.h"
 #include "sched/ir/program.h"
 
 namespace weft::tools {

@@ -9,7 +9,7 @@
 
 #include "common/parse_int.h"
 #include "common/spec_args.h"
-#include "sched/compile.h"
+#include "compile/compile.h"
 #include "sched/ir/text.h"
 #include "sched/ir/verify.h"
 #include "sched/passes/bytecode.h"

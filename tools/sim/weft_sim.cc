@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/spec_args.h"
-#include "sched/compile.h"
+#include "compile/compile.h"
 #include "sched/ir/verify.h"
 #include "sim/sim.h"
 

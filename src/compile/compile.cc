@@ -1,4 +1,4 @@
-#include "sched/compile.h"
+#include "compile/compile.h"
 
 #include <algorithm>
 #include <limits>
