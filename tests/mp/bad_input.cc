@@ -9,11 +9,7 @@
 
 namespace {
 
-struct Ctx {
-  weftComm_t comm;
-  int rank, size;
-  mpt::Report* report;
-};
+using mpt::Ctx;
 
 // Expects code `want` from r, and that the last error text mentions `needle`.
 void Expect(Ctx& x, weftResult_t r, weftResult_t want, const std::string& name, const char* needle,
@@ -248,26 +244,15 @@ void DisagreementErrors(Ctx& x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  mpt::Report report(MPI_COMM_WORLD);
-  Ctx x{nullptr, 0, 0, &report};
-  MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &x.size);
-  if (weftCommInitMPI(&x.comm, MPI_COMM_WORLD) != weftSuccess) {
-    report.Case(false, "weftCommInitMPI", weftGetLastError(nullptr));
-    return report.Finish("bad_input");
-  }
-  bool check_args = argc > 1 && std::string(argv[1]) == "--check-args";
-  if (check_args) {
-    DisagreementErrors(x);
-  } else {
-    ArgumentErrors(x);
-    CommErrors(x);
-    InfoCalls(x);
-  }
-  RootOnlyErrors(x, check_args);
-  report.Case(weftCommDestroy(x.comm) == weftSuccess, "destroy");
-  int rc = report.Finish("bad_input");
-  MPI_Finalize();
-  return rc;
+  return mpt::RunSuite(&argc, &argv, "bad_input", [&](Ctx& x) {
+    bool check_args = argc > 1 && std::string(argv[1]) == "--check-args";
+    if (check_args) {
+      DisagreementErrors(x);
+    } else {
+      ArgumentErrors(x);
+      CommErrors(x);
+      InfoCalls(x);
+    }
+    RootOnlyErrors(x, check_args);
+  });
 }

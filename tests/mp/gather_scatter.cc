@@ -8,11 +8,7 @@
 
 namespace {
 
-struct Ctx {
-  weftComm_t comm;
-  int rank, size;
-  mpt::Report* report;
-};
+using mpt::Ctx;
 
 template <typename T>
 T Value(int rank, size_t i) {
@@ -90,35 +86,24 @@ void CheckScatter(Ctx& x, weftDataType_t t, size_t n, int root, bool in_place, b
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  mpt::Report report(MPI_COMM_WORLD);
-  Ctx x{nullptr, 0, 0, &report};
-  MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &x.size);
-  if (weftCommInitMPI(&x.comm, MPI_COMM_WORLD) != weftSuccess) {
-    report.Case(false, "weftCommInitMPI", weftGetLastError(nullptr));
-    return report.Finish("gather_scatter");
-  }
-  for (int root : {0, x.size - 1}) {
-    for (size_t n : {size_t{0}, size_t{1}, size_t{17}, size_t{4099}}) {
-      for (bool in_place : {false, true}) {
-        for (bool nb : {false, true}) {
-          CheckGather<int32_t>(x, weftInt32, n, root, in_place, nb);
-          CheckGather<double>(x, weftDouble, n, root, in_place, nb);
-          CheckScatter<int32_t>(x, weftInt32, n, root, in_place, nb);
-          CheckScatter<double>(x, weftDouble, n, root, in_place, nb);
+  return mpt::RunSuite(&argc, &argv, "gather_scatter", [&](Ctx& x) {
+    for (int root : {0, x.size - 1}) {
+      for (size_t n : {size_t{0}, size_t{1}, size_t{17}, size_t{4099}}) {
+        for (bool in_place : {false, true}) {
+          for (bool nb : {false, true}) {
+            CheckGather<int32_t>(x, weftInt32, n, root, in_place, nb);
+            CheckGather<double>(x, weftDouble, n, root, in_place, nb);
+            CheckScatter<int32_t>(x, weftInt32, n, root, in_place, nb);
+            CheckScatter<double>(x, weftDouble, n, root, in_place, nb);
+          }
         }
       }
     }
-  }
-  // A root outside the communicator fails on every rank alike, and nothing hangs.
-  int v = 0, w[8];
-  weftResult_t r = weftGather(&v, w, 1, weftInt32, x.size, x.comm, nullptr);
-  report.Case(r == weftInvalidArgument, "gather: bad root", weftGetErrorString(r));
-  r = weftScatter(w, &v, 1, weftInt32, -1, x.comm, nullptr);
-  report.Case(r == weftInvalidArgument, "scatter: bad root", weftGetErrorString(r));
-  report.Case(weftCommDestroy(x.comm) == weftSuccess, "destroy", weftGetLastError(nullptr));
-  int rc = report.Finish("gather_scatter");
-  MPI_Finalize();
-  return rc;
+    // A root outside the communicator fails on every rank alike, and nothing hangs.
+    int v = 0, w[8];
+    weftResult_t r = weftGather(&v, w, 1, weftInt32, x.size, x.comm, nullptr);
+    x.report->Case(r == weftInvalidArgument, "gather: bad root", weftGetErrorString(r));
+    r = weftScatter(w, &v, 1, weftInt32, -1, x.comm, nullptr);
+    x.report->Case(r == weftInvalidArgument, "scatter: bad root", weftGetErrorString(r));
+  });
 }

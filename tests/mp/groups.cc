@@ -9,11 +9,7 @@
 
 namespace {
 
-struct Ctx {
-  weftComm_t comm;
-  int rank, size;
-  mpt::Report* report;
-};
+using mpt::Ctx;
 
 int32_t Value(int from, int to, size_t i) { return from * 1000003 + to * 1009 + int32_t(i % 997); }
 
@@ -100,23 +96,12 @@ void CheckMisuse(Ctx& x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  mpt::Report report(MPI_COMM_WORLD);
-  Ctx x{nullptr, 0, 0, &report};
-  MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &x.size);
-  if (weftCommInitMPI(&x.comm, MPI_COMM_WORLD) != weftSuccess) {
-    report.Case(false, "weftCommInitMPI", weftGetLastError(nullptr));
-    return report.Finish("groups");
-  }
-  for (size_t n : {size_t{0}, size_t{1}, size_t{4099}, size_t{1} << 18}) {
-    CheckRing(x, n);
-    CheckAllPairs(x, n);
-  }
-  CheckMixedNested(x);
-  CheckMisuse(x);
-  report.Case(weftCommDestroy(x.comm) == weftSuccess, "destroy", weftGetLastError(nullptr));
-  int rc = report.Finish("groups");
-  MPI_Finalize();
-  return rc;
+  return mpt::RunSuite(&argc, &argv, "groups", [&](Ctx& x) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{4099}, size_t{1} << 18}) {
+      CheckRing(x, n);
+      CheckAllPairs(x, n);
+    }
+    CheckMixedNested(x);
+    CheckMisuse(x);
+  });
 }

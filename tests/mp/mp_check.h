@@ -52,6 +52,39 @@ class Report {
   long long cases_ = 0, failed_ = 0;
 };
 
+/// What a suite's checks take: weft's communicator over MPI_COMM_WORLD, this rank, the rank
+/// count and the report.
+struct Ctx {
+  weftComm_t comm = nullptr;
+  int rank = 0, size = 0;
+  Report* report = nullptr;
+};
+
+/// A suite's main: MPI_Init, weft's communicator over MPI_COMM_WORLD, body(ctx), the
+/// communicator destroyed (a case of its own), the totals on rank 0, MPI_Finalize. Returns the
+/// process exit code. body may read argc/argv as MPI_Init left them.
+template <typename Body>
+int RunSuite(int* argc, char*** argv, const char* suite, Body&& body) {
+  MPI_Init(argc, argv);
+  int rc = 1;
+  {
+    Report report(MPI_COMM_WORLD);
+    Ctx x;
+    x.report = &report;
+    MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &x.size);
+    if (weftCommInitMPI(&x.comm, MPI_COMM_WORLD) != weftSuccess) {
+      report.Case(false, "weftCommInitMPI", weftGetLastError(nullptr));
+    } else {
+      body(x);
+      report.Case(weftCommDestroy(x.comm) == weftSuccess, "destroy", weftGetLastError(nullptr));
+    }
+    rc = report.Finish(suite);
+  }
+  MPI_Finalize();
+  return rc;
+}
+
 /// Bytes equal on every rank of comm (FNV-1a hash compared with MIN/MAX).
 inline bool SameOnAllRanks(MPI_Comm comm, const void* p, size_t bytes) {
   uint64_t h = 1469598103934665603ull;

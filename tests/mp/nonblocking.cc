@@ -13,11 +13,7 @@
 
 namespace {
 
-struct Ctx {
-  weftComm_t comm;
-  int rank, size;
-  mpt::Report* report;
-};
+using mpt::Ctx;
 
 // A reduction in flight and what its result must be.
 struct Pending {
@@ -313,26 +309,15 @@ void CheckCpp(Ctx& x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  mpt::Report report(MPI_COMM_WORLD);
-  Ctx x{nullptr, 0, 0, &report};
-  MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &x.size);
-  if (weftCommInitMPI(&x.comm, MPI_COMM_WORLD) != weftSuccess) {
-    report.Case(false, "weftCommInitMPI", weftGetLastError(nullptr));
-    return report.Finish("nonblocking");
-  }
-  CheckReductions(x);
-  CheckMovement(x);
-  CheckManyInFlight(x, 4096, 100, "100 of one shape in flight");
-  CheckManyInFlight(x, 0, 40, "40 of mixed shapes in flight");
-  CheckMixedWithBlocking(x);
-  CheckFreeBeforeDone(x);
-  CheckMisuse(x);
-  CheckAbort(x);
-  CheckCpp(x);
-  report.Case(weftCommDestroy(x.comm) == weftSuccess, "destroy", weftGetLastError(nullptr));
-  int rc = report.Finish("nonblocking");
-  MPI_Finalize();
-  return rc;
+  return mpt::RunSuite(&argc, &argv, "nonblocking", [&](Ctx& x) {
+    CheckReductions(x);
+    CheckMovement(x);
+    CheckManyInFlight(x, 4096, 100, "100 of one shape in flight");
+    CheckManyInFlight(x, 0, 40, "40 of mixed shapes in flight");
+    CheckMixedWithBlocking(x);
+    CheckFreeBeforeDone(x);
+    CheckMisuse(x);
+    CheckAbort(x);
+    CheckCpp(x);
+  });
 }

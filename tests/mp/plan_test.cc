@@ -10,11 +10,7 @@
 
 namespace {
 
-struct Ctx {
-  weftComm_t comm;
-  int rank, size;
-  mpt::Report* report;
-};
+using mpt::Ctx;
 
 // Completes a started plan: by polling on odd runs, by Wait on even ones.
 weftResult_t Complete(weftPlan_t plan, int run) {
@@ -210,30 +206,19 @@ void CheckManyInFlight(Ctx& x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  mpt::Report report(MPI_COMM_WORLD);
-  Ctx x{nullptr, 0, 0, &report};
-  MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &x.size);
-  if (weftCommInitMPI(&x.comm, MPI_COMM_WORLD) != weftSuccess) {
-    report.Case(false, "weftCommInitMPI", weftGetLastError(nullptr));
-    return report.Finish("plan_test");
-  }
-  for (weftDataType_t t :
-       {weftInt8, weftUint64, weftFloat16, weftBfloat16, weftFloat32, weftFloat64}) {
-    for (int oi = 0; oi < weftNumOps; ++oi) {
-      auto op = static_cast<weftRedOp_t>(oi);
-      CheckReduction(x, "allreduce", t, op, -1, false);
-      CheckReduction(x, "reduce", t, op, x.size / 2, false);
-      CheckReduction(x, "reduce_scatter", t, op, -1, true);
+  return mpt::RunSuite(&argc, &argv, "plan_test", [&](Ctx& x) {
+    for (weftDataType_t t :
+         {weftInt8, weftUint64, weftFloat16, weftBfloat16, weftFloat32, weftFloat64}) {
+      for (int oi = 0; oi < weftNumOps; ++oi) {
+        auto op = static_cast<weftRedOp_t>(oi);
+        CheckReduction(x, "allreduce", t, op, -1, false);
+        CheckReduction(x, "reduce", t, op, x.size / 2, false);
+        CheckReduction(x, "reduce_scatter", t, op, -1, true);
+      }
     }
-  }
-  CheckMovement(x);
-  CheckMisuse(x);
-  CheckAbortWithLivePlans(x);
-  CheckManyInFlight(x);
-  report.Case(weftCommDestroy(x.comm) == weftSuccess, "destroy", weftGetLastError(nullptr));
-  int rc = report.Finish("plan_test");
-  MPI_Finalize();
-  return rc;
+    CheckMovement(x);
+    CheckMisuse(x);
+    CheckAbortWithLivePlans(x);
+    CheckManyInFlight(x);
+  });
 }

@@ -18,11 +18,7 @@ using Bytes = std::vector<unsigned char>;
 constexpr unsigned char kGuard = 0xa5;
 constexpr size_t kGap = 3;  // elements left untouched after every block
 
-struct Ctx {
-  weftComm_t comm;
-  int rank, size;
-  mpt::Report* report;
-};
+using mpt::Ctx;
 
 // Blocks with these counts, laid out last rank first, each followed by a gap.
 struct Layout {
@@ -362,59 +358,48 @@ void CheckDisagreeingCounts(Ctx& x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  mpt::Report report(MPI_COMM_WORLD);
-  Ctx x{nullptr, 0, 0, &report};
-  MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &x.size);
-  const bool check_args = argc > 1 && std::string(argv[1]) == "--check-args";
-  if (weftCommInitMPI(&x.comm, MPI_COMM_WORLD) != weftSuccess) {
-    report.Case(false, "weftCommInitMPI", weftGetLastError(nullptr));
-    return report.Finish("vcolls");
-  }
-  if (check_args) {
-    CheckDisagreeingCounts(x);
-  } else {
-    for (weftDataType_t t : {weftInt8, weftFloat16, weftInt32, weftFloat64}) {
-      for (int pattern : {0, 1, 2}) {
-        for (bool in_place : {false, true}) {
-          for (bool nb : {false, true}) {
-            CheckAllGatherV(x, t, pattern, in_place, nb);
-            if (!in_place || pattern > 0) CheckAllToAllV(x, t, pattern, in_place, nb);
-            for (int root : {0, x.size - 1}) {
-              CheckGatherV(x, t, pattern, root, in_place, nb);
-              CheckScatterV(x, t, pattern, root, in_place, nb);
+  return mpt::RunSuite(&argc, &argv, "vcolls", [&](Ctx& x) {
+    const bool check_args = argc > 1 && std::string(argv[1]) == "--check-args";
+    if (check_args) {
+      CheckDisagreeingCounts(x);
+    } else {
+      for (weftDataType_t t : {weftInt8, weftFloat16, weftInt32, weftFloat64}) {
+        for (int pattern : {0, 1, 2}) {
+          for (bool in_place : {false, true}) {
+            for (bool nb : {false, true}) {
+              CheckAllGatherV(x, t, pattern, in_place, nb);
+              if (!in_place || pattern > 0) CheckAllToAllV(x, t, pattern, in_place, nb);
+              for (int root : {0, x.size - 1}) {
+                CheckGatherV(x, t, pattern, root, in_place, nb);
+                CheckScatterV(x, t, pattern, root, in_place, nb);
+              }
             }
           }
         }
       }
-    }
-    for (int t = 0; t < weftNumTypes; ++t) {
-      for (int op = 0; op < weftNumOps; ++op) {
-        const auto type = static_cast<weftDataType_t>(t);
-        const auto o = static_cast<weftRedOp_t>(op);
-        CheckScan(x, false, type, o, 17, false, false);
-        CheckScan(x, true, type, o, 17, false, false);
-        CheckReduceScatterV(x, type, o, 0, false, false);
-      }
-    }
-    for (bool in_place : {false, true}) {
-      for (bool nb : {false, true}) {
-        for (weftDataType_t t : {weftInt32, weftFloat16, weftFloat64}) {
-          for (size_t n : {size_t{0}, size_t{1}, size_t{1031}}) {
-            CheckScan(x, false, t, weftSum, n, in_place, nb);
-            CheckScan(x, true, t, weftAvg, n, in_place, nb);
-          }
-          for (int pattern : {0, 1, 2}) CheckReduceScatterV(x, t, weftAvg, pattern, in_place, nb);
+      for (int t = 0; t < weftNumTypes; ++t) {
+        for (int op = 0; op < weftNumOps; ++op) {
+          const auto type = static_cast<weftDataType_t>(t);
+          const auto o = static_cast<weftRedOp_t>(op);
+          CheckScan(x, false, type, o, 17, false, false);
+          CheckScan(x, true, type, o, 17, false, false);
+          CheckReduceScatterV(x, type, o, 0, false, false);
         }
       }
+      for (bool in_place : {false, true}) {
+        for (bool nb : {false, true}) {
+          for (weftDataType_t t : {weftInt32, weftFloat16, weftFloat64}) {
+            for (size_t n : {size_t{0}, size_t{1}, size_t{1031}}) {
+              CheckScan(x, false, t, weftSum, n, in_place, nb);
+              CheckScan(x, true, t, weftAvg, n, in_place, nb);
+            }
+            for (int pattern : {0, 1, 2}) CheckReduceScatterV(x, t, weftAvg, pattern, in_place, nb);
+          }
+        }
+      }
+      CheckManyInFlight(x);
+      CheckGroup(x);
+      CheckBadArrays(x);
     }
-    CheckManyInFlight(x);
-    CheckGroup(x);
-    CheckBadArrays(x);
-  }
-  report.Case(weftCommDestroy(x.comm) == weftSuccess, "destroy", weftGetLastError(nullptr));
-  int rc = report.Finish("vcolls");
-  MPI_Finalize();
-  return rc;
+  });
 }
