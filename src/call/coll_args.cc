@@ -106,60 +106,60 @@ bool IsInPlaceForm(const Comm& comm, const CollArgs& a, size_t es) {
 
 }  // namespace
 
-WEFT_HOT const char* CollApiName(CollKind kind) {
-  // A table, not a switch: every blocking call names itself first (for its error texts), and
-  // the switch's compare chain was a visible part of an 8-byte call.
-  static constexpr const char* kNames[] = {
-      "weftAllReduce",      "weftReduce",     "weftBroadcast", "weftAllGather", "weftReduceScatter",
-      "weftAllToAll",       "weftBarrier",    "weftSend",      "weftRecv",      "weftGather",
-      "weftScatter",        "weftAllGatherV", "weftAllToAllV", "weftGatherV",   "weftScatterV",
-      "weftReduceScatterV", "weftScan",       "weftExScan"};
-  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(CollKind::kExScan) + 1,
-                "one name per CollKind, in the enum's order");
+namespace {
+
+// Every kind's names, in the enum's order: the C API's blocking and nonblocking names and the
+// short one. A table, not a switch: every blocking call names itself first (for its error
+// texts), and the switch's compare chain was a visible part of an 8-byte call.
+struct KindNames {
+  const char* api;
+  const char* nonblocking;  // null: no nonblocking form
+  const char* short_name;
+};
+constexpr KindNames kKindNames[] = {
+    {"weftAllReduce", "weftIAllReduce", "allreduce"},
+    {"weftReduce", "weftIReduce", "reduce"},
+    {"weftBroadcast", "weftIBroadcast", "broadcast"},
+    {"weftAllGather", "weftIAllGather", "allgather"},
+    {"weftReduceScatter", "weftIReduceScatter", "reduce_scatter"},
+    {"weftAllToAll", "weftIAllToAll", "alltoall"},
+    {"weftBarrier", "weftIBarrier", "barrier"},
+    {"weftSend", nullptr, "send"},
+    {"weftRecv", nullptr, "recv"},
+    {"weftGather", "weftIGather", "gather"},
+    {"weftScatter", "weftIScatter", "scatter"},
+    {"weftAllGatherV", "weftIAllGatherV", "allgatherv"},
+    {"weftAllToAllV", "weftIAllToAllV", "alltoallv"},
+    {"weftGatherV", "weftIGatherV", "gatherv"},
+    {"weftScatterV", "weftIScatterV", "scatterv"},
+    {"weftReduceScatterV", "weftIReduceScatterV", "reduce_scatter_v"},
+    {"weftScan", "weftIScan", "scan"},
+    {"weftExScan", "weftIExScan", "exscan"},
+};
+constexpr size_t kNumKinds = sizeof(kKindNames) / sizeof(kKindNames[0]);
+static_assert(kNumKinds == static_cast<size_t>(CollKind::kExScan) + 1,
+              "one row per CollKind, in the enum's order");
+
+const KindNames* NamesOf(CollKind kind) {
   const auto i = static_cast<size_t>(kind);
-  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "weft?";
+  return i < kNumKinds ? &kKindNames[i] : nullptr;
+}
+
+}  // namespace
+
+WEFT_HOT const char* CollApiName(CollKind kind) {
+  const KindNames* n = NamesOf(kind);
+  return n ? n->api : "weft?";
+}
+
+const char* CollNonblockingName(CollKind kind) {
+  const KindNames* n = NamesOf(kind);
+  return n && n->nonblocking ? n->nonblocking : "weft nonblocking call";
 }
 
 const char* CollShortName(CollKind kind) {
-  switch (kind) {
-    case CollKind::kAllReduce:
-      return "allreduce";
-    case CollKind::kReduce:
-      return "reduce";
-    case CollKind::kBroadcast:
-      return "broadcast";
-    case CollKind::kAllGather:
-      return "allgather";
-    case CollKind::kReduceScatter:
-      return "reduce_scatter";
-    case CollKind::kAllToAll:
-      return "alltoall";
-    case CollKind::kBarrier:
-      return "barrier";
-    case CollKind::kSend:
-      return "send";
-    case CollKind::kRecv:
-      return "recv";
-    case CollKind::kGather:
-      return "gather";
-    case CollKind::kScatter:
-      return "scatter";
-    case CollKind::kAllGatherV:
-      return "allgatherv";
-    case CollKind::kAllToAllV:
-      return "alltoallv";
-    case CollKind::kGatherV:
-      return "gatherv";
-    case CollKind::kScatterV:
-      return "scatterv";
-    case CollKind::kReduceScatterV:
-      return "reduce_scatter_v";
-    case CollKind::kScan:
-      return "scan";
-    case CollKind::kExScan:
-      return "exscan";
-  }
-  return "?";
+  const KindNames* n = NamesOf(kind);
+  return n ? n->short_name : "?";
 }
 
 WEFT_HOT Status ValidateArgs(Comm& comm, CollArgs* a, bool* seen_only_here) {

@@ -55,6 +55,8 @@ struct VCounts {
 
 /// The C API name of a kind ("weftAllReduce"), for messages.
 const char* CollApiName(CollKind kind);
+/// The nonblocking form's name ("weftIAllReduce"), for messages.
+const char* CollNonblockingName(CollKind kind);
 /// Lower-case short name ("allreduce"), for tools and plan descriptions.
 const char* CollShortName(CollKind kind);
 

@@ -8,52 +8,9 @@
 #include "weft/weft.h"
 
 namespace weft {
-namespace {
-
-// The I-name of a kind ("weftIAllReduce"), for messages.
-const char* NonblockingName(CollKind kind) {
-  switch (kind) {
-    case CollKind::kAllReduce:
-      return "weftIAllReduce";
-    case CollKind::kReduce:
-      return "weftIReduce";
-    case CollKind::kBroadcast:
-      return "weftIBroadcast";
-    case CollKind::kAllGather:
-      return "weftIAllGather";
-    case CollKind::kReduceScatter:
-      return "weftIReduceScatter";
-    case CollKind::kAllToAll:
-      return "weftIAllToAll";
-    case CollKind::kBarrier:
-      return "weftIBarrier";
-    case CollKind::kGather:
-      return "weftIGather";
-    case CollKind::kScatter:
-      return "weftIScatter";
-    case CollKind::kAllGatherV:
-      return "weftIAllGatherV";
-    case CollKind::kAllToAllV:
-      return "weftIAllToAllV";
-    case CollKind::kGatherV:
-      return "weftIGatherV";
-    case CollKind::kScatterV:
-      return "weftIScatterV";
-    case CollKind::kReduceScatterV:
-      return "weftIReduceScatterV";
-    case CollKind::kScan:
-      return "weftIScan";
-    case CollKind::kExScan:
-      return "weftIExScan";
-    default:
-      return "weft nonblocking call";
-  }
-}
-
-}  // namespace
 
 WEFT_HOT weftResult_t StartNonblocking(CollArgs a, Comm* comm, weftRequest_t* request) {
-  const char* fn = NonblockingName(a.kind);
+  const char* fn = CollNonblockingName(a.kind);
   return Guarded(fn, [&]() -> weftResult_t {
     if (request == nullptr) {
       return CheckComm(fn, comm) != weftSuccess
