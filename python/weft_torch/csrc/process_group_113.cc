@@ -7,7 +7,6 @@
 #include <torch/extension.h>
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -435,17 +434,14 @@ class ProcessGroupWeft : public c10d::ProcessGroup {
     return Staged(tensors[0]);
   }
 
-  // Packing and unpacking lists copy with memcpy where the tensors are contiguous: torch's
-  // copy_ and cat split a large copy over its intra-op threads, which compete with the other
-  // ranks' processes for the cores (measured at 2 ranks on 2 cores: a 16 MiB all_gather into a
-  // list took 140 ms through copy_, 3 ms into one tensor).
+  // The list forms pack their tensors into one staging tensor (and unpack from it) in list order.
   at::Tensor Flatten(const std::vector<at::Tensor>& ts) {
     int64_t n = 0;
     for (const at::Tensor& t : ts) n += t.numel();
     at::Tensor flat = TakeScratch(n, ts.at(0).options());
     int64_t at = 0;
     for (const at::Tensor& t : ts) {
-      CopyElements(flat.narrow(0, at, t.numel()), t);
+      flat.narrow(0, at, t.numel()).copy_(t.reshape({-1}));
       at += t.numel();
     }
     return flat;
@@ -454,15 +450,15 @@ class ProcessGroupWeft : public c10d::ProcessGroup {
   static void Unflatten(const at::Tensor& flat, const std::vector<at::Tensor>& outs) {
     int64_t at = 0;
     for (const at::Tensor& o : outs) {
-      CopyElements(o, flat.narrow(0, at, o.numel()));
+      o.copy_(flat.narrow(0, at, o.numel()).view(o.sizes()));
       at += o.numel();
     }
   }
 
   // Staging tensors for the list forms, kept for reuse: a fresh large tensor is memory the
-  // kernel maps page by page on first touch, which here cost more than the collective
-  // (measured: a 32 MiB staging tensor made per 16 MiB all_gather, 160 ms a call at 2 ranks on
-  // this VM, against 3 ms into a tensor that is reused). A few are kept, the largest first out.
+  // kernel maps page by page on first touch, which on this VM cost more than the collective
+  // (scripts/bench-torch.sh, 2 ranks, the 16 MiB allgather row: 130 ms with a new staging
+  // tensor per call, 5.7 ms with reuse). kScratchKept are kept; past that the smallest goes.
   at::Tensor TakeScratch(int64_t n, const at::TensorOptions& options) {
     {
       std::lock_guard<std::mutex> lk(scratch_mu_);
@@ -489,15 +485,6 @@ class ProcessGroupWeft : public c10d::ProcessGroup {
           scratch_.begin(), scratch_.end(),
           [](const at::Tensor& a, const at::Tensor& b) { return a.numel() < b.numel(); });
       scratch_.erase(smallest);
-    }
-  }
-
-  // dst's elements = src's, in order (same dtype and number of elements).
-  static void CopyElements(const at::Tensor& dst, const at::Tensor& src) {
-    if (dst.is_contiguous() && src.is_contiguous()) {
-      if (dst.numel() > 0) std::memcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes());
-    } else {
-      dst.copy_(src.reshape(dst.sizes()));
     }
   }
 
