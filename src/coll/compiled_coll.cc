@@ -41,6 +41,7 @@ bool ToSpec(const Comm& comm, const CollArgs& a, sched::CollSpec* s) {
   s->op = a.op;
   s->root = a.root;
   s->in_place = a.in_place;
+  s->nodes = comm.node_map;
   return true;
 }
 
@@ -100,7 +101,7 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   env.slots_streamed = env.shared_memory && args.slots_streamed;
   tune::CostModel model;
   if (comm.topo.num_nodes() > 1) {
-    model.ranks_per_node = static_cast<int>(comm.topo.ranks_of_node[0].size());
+    model.nodes = spec.nodes;
     model.inter = {static_cast<double>(comm.net_latency_us), comm.net_gbits / 8.0};
   }
   sched::Recipe recipe;

@@ -83,14 +83,20 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
   PMPI_Comm_rank(comm->mpi, &comm->rank);
   PMPI_Comm_size(comm->mpi, &comm->size);
   const Params& params = GetParams();
-  err = DiscoverTopology(comm->mpi, static_cast<int>(params.WEFT_VIRTUAL_NODES), &comm->topo,
-                         &comm->node_comm);
+  const bool round_robin = params.WEFT_VIRTUAL_PLACEMENT == "rr";
+  if (!round_robin && params.WEFT_VIRTUAL_PLACEMENT != "block") {
+    WEFT_WARN(kTopo, "WEFT_VIRTUAL_PLACEMENT=%s is neither block nor rr; using block",
+              params.WEFT_VIRTUAL_PLACEMENT.c_str());
+  }
+  err = DiscoverTopology(comm->mpi, static_cast<int>(params.WEFT_VIRTUAL_NODES), round_robin,
+                         &comm->topo, &comm->node_comm);
   if (err != MPI_SUCCESS) {
     comm->FailMpi(err, "weftCommInitMPI: topology discovery");
     SetThreadLastError(comm->LastError());
     PMPI_Comm_free(&comm->mpi);
     return weftMpiError;
   }
+  if (comm->topo.num_nodes() > 1) comm->node_map = std::make_shared<const Topology>(comm->topo);
   {
     // The cost model's network tier picks recipes, so it must be one value on every rank
     // even where the environment differs: the smallest rate and latency over the ranks.

@@ -15,7 +15,7 @@
 
 #include "core/hot_path.h"
 #include "core/status.h"
-#include "topo/topology.h"
+#include "topo/discover_topology.h"
 
 namespace weft {
 class ProgramCache;
@@ -44,6 +44,8 @@ struct weftComm {
   int rank = 0;
   int size = 0;
   weft::Topology topo;
+  /// topo, shared with the compiled schedules' specs when the ranks span nodes; else null.
+  std::shared_ptr<const weft::Topology> node_map;
   std::atomic<int> live_plans{0};
   /// The live plans made on this communicator, so that weftCommAbort can detach them (their
   /// later weftPlanFree must not touch the freed communicator).

@@ -79,6 +79,7 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
     case Coll::kAllToAll:
       add("pairwise", {4});
       add("bruck", {});
+      if (NumNodes(spec) > 1) add("nodea2a", {4});
       break;
   }
   return out;

@@ -60,6 +60,7 @@ std::string SpecText(const CollSpec& s) {
     t += std::string(" ") + (s.op == ir::kOpMatMul2x2 ? "matmul2x2" : OpName(s.op));
   if (s.coll == Coll::kBroadcast || s.coll == Coll::kReduce) t += " root=" + std::to_string(s.root);
   if (s.in_place) t += " in_place";
+  if (NumNodes(s) > 1) t += " nodes=" + s.nodes->ShapeText();
   return t;
 }
 

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "topo/topology.h"
 #include "weft/weft.h"
 
 namespace weft::sched {
@@ -42,7 +44,13 @@ struct CollSpec {
   weftRedOp_t op = weftSum;
   int root = 0;
   bool in_place = false;
+  /// Which node each rank is on, when the ranks span more than one node (null: one node, or
+  /// placement unknown). Node-aware generators need it; every rank holds the same map.
+  std::shared_ptr<const Topology> nodes;
 };
+
+/// Nodes the spec's ranks span (1 without a node map).
+inline int NumNodes(const CollSpec& s) { return s.nodes ? s.nodes->num_nodes() : 1; }
 
 /// Bytes of one element (TypeSize, and 8 for kOpMatMul2x2's uint64 elements).
 uint64_t ElemBytes(const CollSpec& s);

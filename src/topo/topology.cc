@@ -79,43 +79,102 @@ bool Topology::FromText(const std::string& text, Topology* out, std::string* why
   return true;
 }
 
-Topology Topology::SplitVirtual(int parts) const {
+Topology Topology::SplitVirtual(int parts, bool round_robin) const {
   std::vector<int> ids(nranks);
   for (int n = 0; n < num_nodes(); ++n) {
     const auto& rs = ranks_of_node[n];
     int size = static_cast<int>(rs.size());
     int p = std::clamp(parts, 1, size);
-    for (int i = 0; i < size; ++i) ids[rs[i]] = n * p + i * p / size;
+    for (int i = 0; i < size; ++i) ids[rs[i]] = n * p + (round_robin ? i % p : i * p / size);
   }
   return FromNodeOfRank(ids);
 }
 
-int DiscoverTopology(MPI_Comm comm, int virtual_nodes, Topology* topo, MPI_Comm* node_comm) {
-  int rank = 0, size = 0, err;
-  PMPI_Comm_rank(comm, &rank);
-  PMPI_Comm_size(comm, &size);
-  MPI_Comm shared = MPI_COMM_NULL;
-  if ((err = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared))) {
-    return err;
+Topology Topology::Regular(int nodes, int per_node, bool round_robin) {
+  std::vector<int> ids(static_cast<size_t>(nodes) * per_node);
+  for (int r = 0; r < static_cast<int>(ids.size()); ++r) {
+    ids[r] = round_robin ? r % nodes : r / per_node;
   }
-  // A node is named by its lowest rank in comm.
-  int leader = rank;
-  err = PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared);
-  std::vector<int> leaders(size);
-  if (!err) err = PMPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm);
-  if (err) {
-    PMPI_Comm_free(&shared);
-    return err;
+  return FromNodeOfRank(ids);
+}
+
+bool Topology::FromShape(const std::string& text, Topology* out, std::string* why) {
+  // Sizes are bounded so that a typo cannot ask for billions of ranks.
+  constexpr long kMaxRanks = 1 << 20;
+  auto number = [](const std::string& t, long* v) {
+    if (t.empty() || t.size() > 7 || t.find_first_not_of("0123456789") != std::string::npos) {
+      return false;
+    }
+    *v = std::stol(t);
+    return *v >= 1;
+  };
+  std::string body = text;
+  bool rr = false;
+  if (body.size() > 3 && body.compare(body.size() - 3, 3, ":rr") == 0) {
+    rr = true;
+    body.resize(body.size() - 3);
   }
-  const Topology physical = Topology::FromNodeOfRank(leaders);
-  *topo = physical.SplitVirtual(virtual_nodes);
-  if (topo->num_nodes() == physical.num_nodes()) {
-    *node_comm = shared;
-    return MPI_SUCCESS;
+  const size_t x = body.find('x');
+  long nodes = 0, per = 0;
+  if (x != std::string::npos) {
+    if (!number(body.substr(0, x), &nodes) || !number(body.substr(x + 1), &per) ||
+        nodes * per > kMaxRanks) {
+      *why = "'" + text + "': want NODESxRANKS with both at least 1 (at most 2^20 ranks)";
+      return false;
+    }
+    *out = Regular(static_cast<int>(nodes), static_cast<int>(per), rr);
+    return true;
   }
-  err = PMPI_Comm_split(shared, topo->node_of_rank[rank], rank, node_comm);
-  PMPI_Comm_free(&shared);
-  return err;
+  if (rr) {
+    *why = "'" + text + "': :rr goes with NODESxRANKS";
+    return false;
+  }
+  std::vector<int> ids;
+  std::istringstream is(body);
+  std::string part;
+  int node = 0;
+  while (std::getline(is, part, '+')) {
+    long size = 0;
+    if (!number(part, &size) || static_cast<long>(ids.size()) + size > kMaxRanks) {
+      *why = "'" + text + "': want NODESxRANKS[:rr] or node sizes like 3+1";
+      return false;
+    }
+    ids.insert(ids.end(), size, node++);
+  }
+  if (ids.empty()) {
+    *why = "'" + text + "': no nodes";
+    return false;
+  }
+  *out = FromNodeOfRank(ids);
+  return true;
+}
+
+bool Topology::BlockPlaced() const {
+  for (int r = 1; r < nranks; ++r) {
+    if (node_of_rank[r] != node_of_rank[r - 1] && node_of_rank[r] != node_of_rank[r - 1] + 1) {
+      return false;
+    }
+  }
+  return true;
+}
+
+int Topology::MaxNodeSize() const {
+  size_t m = 0;
+  for (const auto& rs : ranks_of_node) m = std::max(m, rs.size());
+  return static_cast<int>(m);
+}
+
+std::string Topology::ShapeText() const {
+  const int n = num_nodes(), per = MaxNodeSize();
+  bool equal = true;
+  for (const auto& rs : ranks_of_node) equal &= static_cast<int>(rs.size()) == per;
+  const std::string nxr = std::to_string(n) + "x" + std::to_string(per);
+  if (equal && *this == Regular(n, per, false)) return nxr;
+  if (equal && *this == Regular(n, per, true)) return nxr + ":rr";
+  if (!BlockPlaced()) return "custom";
+  std::string s;
+  for (const auto& rs : ranks_of_node) s += (s.empty() ? "" : "+") + std::to_string(rs.size());
+  return s;
 }
 
 }  // namespace weft

@@ -1,14 +1,10 @@
-// Which ranks share a node. Built from PMPI_Comm_split_type(MPI_COMM_TYPE_SHARED), optionally
-// split into virtual nodes (WEFT_VIRTUAL_NODES) so multi-node paths run on one machine. A
-// Topology has a text form that round-trips, so a file can reproduce a machine's layout.
+// Which ranks share a node (discover_topology.h finds it for a communicator). Pure data, no
+// MPI: the schedule compiler and the simulator take it as the node map of a call. A Topology
+// has a text form that round-trips, so a file can reproduce a machine's layout.
 #pragma once
-
-#include <mpi.h>
 
 #include <string>
 #include <vector>
-
-#include "core/status.h"
 
 namespace weft {
 
@@ -30,13 +26,23 @@ struct Topology {
   static bool FromText(const std::string& text, Topology* out, std::string* why);
   /// Builds node lists from node_of_rank (renumbering nodes by their lowest rank).
   static Topology FromNodeOfRank(const std::vector<int>& node_of_rank);
-  /// Splits every node into `parts` virtual nodes of contiguous local ranks.
-  Topology SplitVirtual(int parts) const;
+  /// Splits every node into `parts` virtual nodes of contiguous local ranks, or with
+  /// round_robin, local rank i to virtual node i mod parts.
+  Topology SplitVirtual(int parts, bool round_robin = false) const;
+  /// `nodes` nodes of `per_node` ranks: block placement (node n holds ranks n*per_node...) or
+  /// round-robin (rank r on node r mod nodes, as `mpiexec --map-by node` places them).
+  static Topology Regular(int nodes, int per_node, bool round_robin);
+  /// Parses "NxR" (block), "NxR:rr" (round-robin) or "L1+L2+..." (block, uneven: node sizes);
+  /// false with the reason in *why.
+  static bool FromShape(const std::string& text, Topology* out, std::string* why);
+  /// Every node's ranks are consecutive and nodes follow one another in rank order (rank
+  /// order then agrees with node-major order, which order-preserving schedules rely on).
+  bool BlockPlaced() const;
+  /// The largest number of ranks on one node.
+  int MaxNodeSize() const;
+  /// "2x4", "2x4:rr", "3+1" (nodes in order), or "custom" for any other placement.
+  std::string ShapeText() const;
   bool operator==(const Topology& o) const { return node_of_rank == o.node_of_rank; }
 };
-
-/// Collective over comm: discovers the topology and a communicator of this rank's (virtual)
-/// node. On MPI failure returns the MPI error code in *mpi_err.
-int DiscoverTopology(MPI_Comm comm, int virtual_nodes, Topology* topo, MPI_Comm* node_comm);
 
 }  // namespace weft

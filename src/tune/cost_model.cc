@@ -29,7 +29,8 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
         const LinkTier& t = m.Tier(p.rank, in.peer);
         latency = std::max(latency, t.latency_us);
         const uint64_t sharers = &t == &m.inter ? m.LinkSharers() : 1;
-        (in.op == ir::Opcode::kSend ? wire_out : wire_in) += m.WireUs(t, in.bytes * sharers);
+        (in.op == ir::Opcode::kSend ? wire_out : wire_in) +=
+            m.WireUs(t, in.bytes * sharers) + (&t == &m.inter ? sharers * m.link_message_us : 0);
         if (in.op == ir::Opcode::kSend) ++messages;
         break;
       }

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "sched/ir/program.h"
+#include "topo/topology.h"
 
 namespace weft::tune {
 
@@ -23,10 +25,13 @@ struct CostModel {
   LinkTier intra{0.5, 8.0};           // ranks on one node
   LinkTier inter{2.0, 12.5};          // one node's link to the others (100 Gbit/s)
   double message_overhead_us = 0.05;  // per message posted, on the sender
-  double counter_wait_us = 0.15;      // a node counter seen from another core (cache line)
+  /// Per message a node's network link handles (the inverse of its message rate), shared by
+  /// the node's ranks; 0: only bandwidth limits the link.
+  double link_message_us = 0.0;
+  double counter_wait_us = 0.15;  // a node counter seen from another core (cache line)
   double copy_gbytes_per_s = 10.0;
-  double reduce_gbytes_per_s = 6.0;  // bytes read by a reduce
-  int ranks_per_node = 1 << 30;      // block placement: rank / ranks_per_node is the node
+  double reduce_gbytes_per_s = 6.0;       // bytes read by a reduce
+  std::shared_ptr<const Topology> nodes;  // which rank is on which node (null: all on one)
 
   /// Ranks that share one node's network link: in a round of a symmetric schedule every rank
   /// of the node sends across at once, so each gets this share of inter's bandwidth.
@@ -34,9 +39,9 @@ struct CostModel {
   /// pairs inside the node first and puts S on the link, ran allreduce faster from
   /// 256 KiB (1.1-1.9x in three runs each) than rexch:-4,4 (2S on the link), which the model
   /// preferred without the share.
-  int LinkSharers() const { return ranks_per_node < (1 << 30) ? ranks_per_node : 1; }
+  int LinkSharers() const { return nodes ? nodes->MaxNodeSize() : 1; }
   const LinkTier& Tier(int a, int b) const {
-    return a / ranks_per_node == b / ranks_per_node ? intra : inter;
+    return !nodes || nodes->node_of_rank[a] == nodes->node_of_rank[b] ? intra : inter;
   }
   /// Seconds-free helpers: microseconds to move or process `bytes`.
   double WireUs(const LinkTier& t, uint64_t bytes) const { return bytes / (t.gbytes_per_s * 1e3); }

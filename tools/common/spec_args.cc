@@ -4,19 +4,39 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "common/parse_int.h"
-#include "core/dtype.h"
 #include "compile/compile.h"
+#include "core/dtype.h"
 #include "sched/ir/program.h"
 
 namespace weft::tools {
+namespace {
+
+// A shape ("2x4", "2x4:rr", "3+1") or "@FILE" with the topology's text form.
+bool ReadTopology(const std::string& v, Topology* t, std::string* why) {
+  if (v.empty() || v[0] != '@') return Topology::FromShape(v, t, why);
+  std::ifstream in(v.substr(1));
+  if (!in) {
+    *why = "cannot read " + v.substr(1);
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return Topology::FromText(text.str(), t, why);
+}
+
+}  // namespace
 
 const char* SpecUsage() {
   return "<allreduce|reduce_scatter|allgather|bcast|reduce|alltoall> -p P -n COUNT\n"
          "  [--dtype T] [--op sum|prod|max|min|matmul2x2] [--root R] [--in-place]\n"
-         "  [--recipe GEN[:FACTORS][@CHUNK]] [--topology NODESxRANKS] [--net-gbits G]\n";
+         "  [--recipe GEN[:FACTORS][@CHUNK]] [--net-gbits G]\n"
+         "  [--net-latency-us US] [--net-message-us US]\n"
+         "  [--topology NODESxRANKS[:rr] | L1+L2+... | @FILE]\n";
 }
 
 bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
@@ -71,15 +91,25 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       long long gbits = 0;
       ok = value(&v) && ParseInt(v, 1, 1 << 20, &gbits);
       if (ok) a->model.inter.gbytes_per_s = static_cast<double>(gbits) / 8.0;
+    } else if (f == "--net-latency-us" || f == "--net-message-us") {
+      // The network's latency, and the time its link spends per message (1 / message rate).
+      ok = value(&v);
+      char* end = nullptr;
+      const double us = ok ? std::strtod(v.c_str(), &end) : 0;
+      ok = ok && end != v.c_str() && *end == 0 && us >= 0 && us <= 1e6;
+      (f == "--net-latency-us" ? a->model.inter.latency_us : a->model.link_message_us) = us;
     } else if (f == "--topology") {
-      int nodes = 0, per = 0;
-      ok = value(&v) && std::sscanf(v.c_str(), "%dx%d", &nodes, &per) == 2 && nodes > 0 &&
-           per > 0 && static_cast<long long>(nodes) * per <= kMaxRanks;
+      // NxR, NxR:rr, node sizes (3+1), or @FILE holding the text form (weft-info --topology).
+      Topology t;
+      std::string why;
+      ok = value(&v) && ReadTopology(v, &t, &why) && t.nranks <= kMaxRanks;
+      if (!ok) a->rest_error = "--topology: " + (why.empty() ? "more than 65536 ranks" : why);
       if (ok) {
-        a->nodes = nodes;
-        a->model.ranks_per_node = per;
-        if (!have_p) a->spec.nranks = nodes * per;
+        a->nodes = t.num_nodes();
+        if (!have_p) a->spec.nranks = t.nranks;
         have_p = true;
+        if (t.num_nodes() > 1) a->spec.nodes = std::make_shared<const Topology>(std::move(t));
+        a->model.nodes = a->spec.nodes;
       }
     } else if (extra == nullptr || !extra(argc, argv, &i, ctx)) {
       ok = false;
@@ -112,8 +142,8 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
     a->rest_error = "--root out of range";
     return false;
   }
-  if (a->nodes > 1 && a->nodes * a->model.ranks_per_node != a->spec.nranks) {
-    a->rest_error = "--topology NODESxRANKS must multiply to -p";
+  if (a->spec.nodes && a->spec.nodes->nranks != a->spec.nranks) {
+    a->rest_error = "--topology must place exactly -p ranks";
     return false;
   }
   a->env.shared_memory = a->nodes == 1;

@@ -25,7 +25,7 @@ const std::vector<const Generator*>& AllGenerators() {
   static const std::vector<const Generator*> all = {
       &RecursiveExchange(), &Ring(),        &CyclicShift(), &KaryTree(), &CopyIn(),
       &OneShot(),           &ShmPipeline(), &SingleCopy(),  &ZeroCopy(), &PairwiseAllToAll(),
-      &BruckAllToAll()};
+      &BruckAllToAll(),     &NodeAllToAll()};
   return all;
 }
 

@@ -16,5 +16,6 @@ const Generator& SingleCopy();         // single_copy.cc
 const Generator& ZeroCopy();           // zero_copy.cc
 const Generator& PairwiseAllToAll();   // pairwise_alltoall.cc
 const Generator& BruckAllToAll();      // bruck_alltoall.cc
+const Generator& NodeAllToAll();       // node_alltoall.cc
 
 }  // namespace weft::sched
