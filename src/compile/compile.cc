@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "compile/hierarchical.h"
 #include "sched/algos/registry.h"
 #include "sched/passes/chunk.h"
 #include "sched/patterns/butterfly.h"
@@ -51,6 +52,7 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
       add("rexch", f);
       add("ring", {});
       add("tree", {2});
+      for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
       break;
     }
     case Coll::kReduceScatter: {
@@ -86,6 +88,7 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
 }
 
 std::string DeclineRecipe(const CollSpec& spec, const Recipe& recipe, const GenEnv& env) {
+  if (!recipe.levels.empty()) return DeclineHierarchical(spec, recipe);
   const Generator* g = FindGenerator(recipe.generator);
   if (g == nullptr) return "unknown generator '" + recipe.generator + "'";
   std::string why = g->Decline(spec, recipe.factors, env);
@@ -98,6 +101,7 @@ std::string DeclineRecipe(const CollSpec& spec, const Recipe& recipe, const GenE
 }
 
 ir::Program BuildProgram(const CollSpec& spec, const Recipe& recipe, int rank) {
+  if (!recipe.levels.empty()) return BuildHierarchical(spec, recipe, rank);
   const Generator* g = FindGenerator(recipe.generator);
   if (g->ChunksItself()) return g->GenerateChunked(spec, recipe.factors, recipe.chunk_bytes, rank);
   if (recipe.chunk_bytes == 0) return g->Generate(spec, recipe.factors, rank);
@@ -114,7 +118,7 @@ std::vector<ir::Program> BuildAllPrograms(const CollSpec& spec, const Recipe& re
 }
 
 uint64_t RecipeScaleUnit(const CollSpec& spec, const Recipe& recipe) {
-  if (recipe.chunk_bytes) return 0;  // the number of chunks follows the count
+  if (recipe.chunk_bytes || !recipe.levels.empty()) return 0;  // chunks, blocks follow count
   return FindGenerator(recipe.generator)->ScaleUnit(spec, recipe.factors);  // 0 if it chunks
 }
 
@@ -141,7 +145,9 @@ bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel
   for (const Recipe& r : cands) {
     // A schedule whose latency alone loses is not built: a ring at P = 4096 has 8190 rounds,
     // and building it made selection cost milliseconds.
-    if (FindGenerator(r.generator)->MinRounds(spec) * latency >= best) continue;
+    if (r.levels.empty() && FindGenerator(r.generator)->MinRounds(spec) * latency >= best) {
+      continue;
+    }
     double worst = 0;
     for (int rank : {0, P / 2, P - 1}) {
       worst = std::max(worst, tune::EstimateProgramUs(BuildProgram(spec, r, rank), model));

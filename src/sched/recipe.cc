@@ -62,6 +62,11 @@ std::string BytesText(uint64_t b) {
 }
 
 std::string RecipeText(const Recipe& r) {
+  if (!r.levels.empty()) {
+    std::string s;
+    for (const Recipe& l : r.levels) s += (s.empty() ? "" : "/") + RecipeText(l);
+    return s;
+  }
   std::string s = r.generator;
   const std::vector<int> f = r.generator == "rexch" ? CanonicalRexch(r.factors) : r.factors;
   // Appended piece by piece: `"," + std::to_string(..)` trips a false -Wstringop-overflow of
@@ -78,6 +83,25 @@ std::string RecipeText(const Recipe& r) {
 }
 
 bool ParseRecipe(const std::string& text, Recipe* out, std::string* why) {
+  const size_t slash = text.find('/');
+  if (slash != std::string::npos) {
+    Recipe h{kHierarchical, {}, 0, {Recipe{}, Recipe{}}};
+    if (text.find('/', slash + 1) != std::string::npos) {
+      *why = "two levels at most (NODE/NET)";
+      return false;
+    }
+    const char* names[2] = {"node", "network"};
+    const std::string parts[2] = {text.substr(0, slash), text.substr(slash + 1)};
+    for (int l = 0; l < 2; ++l) {
+      std::string w;
+      if (!ParseRecipe(parts[l], &h.levels[l], &w)) {
+        *why = std::string(names[l]) + " level '" + parts[l] + "': " + w;
+        return false;
+      }
+    }
+    *out = h;
+    return true;
+  }
   Recipe r;
   std::string body = text;
   const size_t at = body.find('@');

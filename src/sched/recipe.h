@@ -1,8 +1,8 @@
 // A Recipe says how to build one collective: which generator, its factors and the chunk size
 // of the pipelining pass. One canonical text form round-trips, used by WEFT_RECIPE, logs and
-// weft-plan:   rexch:-4,-2,2,4@64K     ring     tree:4@256K     shift:3
-// Chunk sizes take K, M, G suffixes (powers of two). One level: the recipe applies to the
-// whole communicator (hierarchical composition, one recipe per level, is still to come).
+// weft-plan:   rexch:-4,-2,2,4@64K     ring     tree:4@256K     shift:3     rexch:-4,4/ring
+// Chunk sizes take K, M, G suffixes (powers of two). A one-level recipe applies to the whole
+// communicator; "NODE/NET" composes a recipe inside each node with one across nodes.
 #pragma once
 
 #include <cstdint>
@@ -11,13 +11,20 @@
 
 namespace weft::sched {
 
-/// Generator, factors, chunking.
+/// The generator name of a hierarchical recipe (one recipe per level in Recipe::levels).
+inline constexpr const char* kHierarchical = "hier";
+
+/// Generator, factors, chunking; or, for ranks on several nodes, one such recipe per level.
 struct Recipe {
   std::string generator;
   std::vector<int> factors;  // signed; the generator says what they mean
   uint64_t chunk_bytes = 0;  // 0: no chunking
+  /// Hierarchical (generator kHierarchical): the node level's recipe, then the network
+  /// level's; text "NODE/NET", e.g. rexch:-4,4/ring. Empty for a one-level recipe.
+  std::vector<Recipe> levels;
   bool operator==(const Recipe& o) const {
-    return generator == o.generator && factors == o.factors && chunk_bytes == o.chunk_bytes;
+    return generator == o.generator && factors == o.factors && chunk_bytes == o.chunk_bytes &&
+           levels == o.levels;
   }
 };
 

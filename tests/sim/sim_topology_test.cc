@@ -6,6 +6,7 @@
 // bitwise; and the selection across nodes picks a node-aware recipe where the model says so.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <random>
@@ -20,17 +21,68 @@ namespace {
 
 using sched::Coll;
 
-// One node-aware recipe family and the collectives it serves.
+// One node-aware recipe family: its recipe for a placement and what it needs.
 struct NodeFamily {
   std::string name;
   std::vector<Coll> colls;
-  sched::Recipe recipe;
+  std::function<sched::Recipe(const Topology&)> recipe;
+  bool equal_nodes = false;       // declines uneven nodes (selection runs a flat recipe there)
+  bool order_preserving = false;  // also checked with a non-commutative op (block placement)
 };
+
+// rexch over n ranks: reduce_scatter in radices up to 4, then the mirrored allgather.
+std::vector<int> Split(int n) {
+  std::vector<int> f;
+  for (int c = 1; c * 2 <= n; c *= 2) f.push_back(-2);
+  const size_t k = f.size();
+  for (size_t j = 0; j < k; ++j) f.push_back(2);
+  return f;
+}
+
+sched::Recipe Hier(sched::Recipe node, sched::Recipe net) {
+  return {sched::kHierarchical, {}, 0, {std::move(node), std::move(net)}};
+}
+
+int NodeSize(const Topology& t) { return static_cast<int>(t.ranks_of_node[0].size()); }
 
 const std::vector<NodeFamily>& NodeFamilies() {
   static const std::vector<NodeFamily> f = {
-      {"nodea2a_w1", {Coll::kAllToAll}, {"nodea2a", {1}, 0}},
-      {"nodea2a_w4", {Coll::kAllToAll}, {"nodea2a", {4}, 0}},
+      {"nodea2a_w1",
+       {Coll::kAllToAll},
+       [](const Topology&) {
+         return sched::Recipe{"nodea2a", {1}};
+       }},
+      {"nodea2a_w4",
+       {Coll::kAllToAll},
+       [](const Topology&) {
+         return sched::Recipe{"nodea2a", {4}};
+       }},
+      {"hier_rexch_rexch",
+       {Coll::kAllReduce},
+       [](const Topology& t) {
+         return Hier({"rexch", Split(NodeSize(t))}, {"rexch", Split(t.num_nodes())});
+       },
+       true,
+       true},
+      {"hier_rexch_tree",
+       {Coll::kAllReduce},
+       [](const Topology& t) {
+         return Hier({"rexch", Split(NodeSize(t))}, {"tree", {2}});
+       },
+       true,
+       true},
+      {"hier_ring_ring",
+       {Coll::kAllReduce},
+       [](const Topology&) {
+         return Hier({"ring", {}}, {"ring", {}});
+       },
+       true},
+      {"hier_shift_rexch_chunked",
+       {Coll::kAllReduce},
+       [](const Topology& t) {
+         return Hier({"shift", {2}}, {"rexch", Split(t.num_nodes()), 1024});
+       },
+       true},
   };
   return f;
 }
@@ -64,6 +116,7 @@ std::vector<std::shared_ptr<const Topology>> Placements() {
   return v;
 }
 
+constexpr weftRedOp_t kOps[] = {weftSum, weftProd, weftMax, weftMin};
 constexpr weftDataType_t kTypes[] = {weftInt8,    weftUint8,   weftInt32,   weftUint32,
                                      weftInt64,   weftUint64,  weftFloat16, weftFloat32,
                                      weftFloat64, weftBfloat16};
@@ -84,11 +137,19 @@ std::string RunCase(const sched::Recipe& recipe, const sched::CollSpec& spec) {
 
 class NodeSweep : public ::testing::TestWithParam<size_t> {};
 
+bool EqualNodes(const Topology& t) {
+  for (const auto& rs : t.ranks_of_node) {
+    if (rs.size() != t.ranks_of_node[0].size()) return false;
+  }
+  return true;
+}
+
 TEST_P(NodeSweep, EveryPlacementCountAndType) {
   const NodeFamily& fam = NodeFamilies()[GetParam()];
   int i = 0;
   for (Coll coll : fam.colls) {
     for (const auto& nodes : Placements()) {
+      const sched::Recipe recipe = fam.recipe(*nodes);
       for (uint64_t count : {0, 1, 3, 17, 64, 1000}) {
         ++i;
         sched::CollSpec spec;
@@ -97,9 +158,20 @@ TEST_P(NodeSweep, EveryPlacementCountAndType) {
         spec.nodes = nodes;
         spec.count = count;
         spec.dtype = kTypes[i % 10];
+        spec.op = kOps[(i / 10) % 4];
         spec.in_place = i % 3 == 0;
         spec.root = i % spec.nranks;
-        EXPECT_EQ(RunCase(fam.recipe, spec), "");
+        if (fam.equal_nodes && !EqualNodes(*nodes)) {
+          // Declined with a reason; selection then runs a flat recipe.
+          EXPECT_NE(sched::DeclineRecipe(spec, recipe, sched::GenEnv{}), "") << nodes->ToText();
+          continue;
+        }
+        EXPECT_EQ(RunCase(recipe, spec), "");
+        if (fam.order_preserving && sched::Reduces(coll) && nodes->BlockPlaced()) {
+          spec.op = ir::kOpMatMul2x2;
+          spec.dtype = weftUint64;
+          EXPECT_EQ(RunCase(recipe, spec), "") << "non-commutative";
+        }
       }
     }
   }
@@ -113,11 +185,44 @@ TEST_P(NodeSweep, LargeShapes) {
       spec.coll = coll;
       spec.nodes = Shape(shape);
       spec.nranks = spec.nodes->nranks;
-      spec.count = 3;
+      spec.count = 300;
       spec.dtype = weftFloat32;
-      EXPECT_EQ(RunCase(fam.recipe, spec), "");
+      if (fam.equal_nodes && !EqualNodes(*spec.nodes)) continue;
+      EXPECT_EQ(RunCase(fam.recipe(*spec.nodes), spec), "");
     }
   }
+}
+
+TEST(NodeAware, NonCommutativeNeedsBlockPlacement) {
+  sched::CollSpec spec;
+  spec.coll = Coll::kAllReduce;
+  spec.nodes = Shape("2x2:rr");
+  spec.nranks = 4;
+  spec.count = 100;
+  spec.dtype = weftUint64;
+  spec.op = ir::kOpMatMul2x2;
+  const sched::Recipe h = Hier({"rexch", {-2, 2}}, {"rexch", {-2, 2}});
+  EXPECT_NE(sched::DeclineRecipe(spec, h, sched::GenEnv{}).find("block placement"),
+            std::string::npos);
+  spec.op = weftSum;
+  EXPECT_EQ(sched::DeclineRecipe(spec, h, sched::GenEnv{}), "");
+}
+
+TEST(NodeAware, HierarchicalRecipeTextRoundTrips) {
+  for (const char* text : {"rexch:-4,-2,2,4/rexch:-2,2", "ring/tree:2@64K", "shift:2/ring"}) {
+    sched::Recipe r;
+    std::string why;
+    ASSERT_TRUE(sched::ParseRecipe(text, &r, &why)) << why;
+    EXPECT_EQ(r.generator, sched::kHierarchical);
+    EXPECT_EQ(sched::RecipeText(r), text);
+  }
+  sched::Recipe r;
+  std::string why;
+  EXPECT_FALSE(sched::ParseRecipe("ring/ring/ring", &r, &why));
+  EXPECT_FALSE(sched::ParseRecipe("ring/", &r, &why));
+  EXPECT_NE(why.find("network level"), std::string::npos) << why;
+  EXPECT_FALSE(sched::ParseRecipe("/ring", &r, &why));
+  EXPECT_NE(why.find("node level"), std::string::npos) << why;
 }
 
 TEST(NodeAware, DeclinedWithoutANodeMap) {

@@ -1,0 +1,31 @@
+// Hierarchical recipes ("NODE/NET", e.g. rexch:-4,4/ring): a collective over ranks on several
+// nodes composed from one recipe per level, each built by its own generator for its group and
+// embedded in one Program per rank (sched/passes/embed.h). Multi-leader: every rank of a node
+// carries its share across the network, not one leader per node.
+//
+// allreduce of c elements on N nodes of L ranks each (any placement, equal nodes):
+//   1. reduce_scatter inside the node (NODE) of blocks of b = c / L elements: local rank i
+//      holds block i summed over its node;
+//   2. allreduce of block i across the nodes (NET), among the ranks of local index i;
+//   3. allgather inside the node (NODE);
+//   and the last c mod L elements, when c does not divide, by a flat allreduce of all ranks.
+// A non-commutative op needs block placement (rank order is then node-major) and
+// order-preserving generators at both levels.
+#pragma once
+
+#include <string>
+
+#include "sched/coll_spec.h"
+#include "sched/ir/program.h"
+#include "sched/recipe.h"
+
+namespace weft::sched {
+
+/// "" when the hierarchical recipe can build spec; otherwise why not.
+std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe);
+/// rank's composed Program (after DeclineHierarchical returned "").
+ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank);
+/// The hierarchical candidates for spec (empty unless its ranks span equal nodes).
+std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec);
+
+}  // namespace weft::sched

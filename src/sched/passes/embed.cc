@@ -1,0 +1,38 @@
+#include "sched/passes/embed.h"
+
+#include <algorithm>
+
+namespace weft::sched::passes {
+namespace {
+
+ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
+  switch (r.space) {
+    case ir::Space::kSend:
+      return {map.send.space, map.send.rank, map.send.offset + r.offset};
+    case ir::Space::kRecv:
+      return {map.recv.space, map.recv.rank, map.recv.offset + r.offset};
+    case ir::Space::kScratch:
+      return {ir::Space::kScratch, 0, map.scratch + r.offset};
+    default:
+      return r;  // node-peer spaces are not embedded (Embed's contract)
+  }
+}
+
+}  // namespace
+
+void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out) {
+  out->scratch_bytes = std::max(out->scratch_bytes, map.scratch + part.scratch_bytes);
+  out->step.clear();
+  for (const ir::Instr& in : part.code) {
+    ir::Instr m = in;
+    m.dst = Place(in.dst, map);
+    for (ir::Ref& s : m.srcs) s = Place(s, map);
+    // An in-place group call copies its send buffer to its receive buffer; placed where the
+    // two are one, the copy is dropped (as Builder drops copies onto themselves).
+    if (in.op == ir::Opcode::kCopy && m.dst == m.srcs[0]) continue;
+    if (in.op == ir::Opcode::kSend || in.op == ir::Opcode::kRecv) m.peer = map.ranks[in.peer];
+    out->code.push_back(std::move(m));
+  }
+}
+
+}  // namespace weft::sched::passes

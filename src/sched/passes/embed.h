@@ -1,0 +1,26 @@
+// Composition in the ir: a Program written for a group of ranks (a node, or one rank per node)
+// is appended to a rank's Program with its peers renamed to communicator ranks and its buffer
+// spaces placed inside the rank's own. The composed Program is an ordinary one: the verifier,
+// the simulator, the passes and the interpreter see no difference.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sched/ir/program.h"
+
+namespace weft::sched::passes {
+
+/// Where a group's Program lands in the composed one.
+struct EmbedMap {
+  std::vector<int> ranks;  // group rank -> communicator rank
+  ir::Ref send, recv;      // where the group Program's send and receive buffers start
+  uint64_t scratch = 0;    // offset of its scratch in the composed scratch
+};
+
+/// Appends `part` (a Program without node-peer spaces or node counters) to `out`, mapped by
+/// `map`; out's scratch grows to hold part's. Steps are dropped (a composed Program is not
+/// pipelined by the chunking pass).
+void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out);
+
+}  // namespace weft::sched::passes
