@@ -3,11 +3,12 @@
 #include <mutex>
 #include <tuple>
 
+#include "compile/compile.h"
 #include "core/dtype.h"
 #include "core/hot_path.h"
 #include "core/log.h"
 #include "core/params.h"
-#include "compile/compile.h"
+#include "tune/overrides.h"
 
 namespace weft {
 namespace {
@@ -60,6 +61,38 @@ const sched::Recipe* ForcedRecipe() {
   return have ? &recipe : nullptr;
 }
 
+// WEFT_TUNE parsed once per process; a text that does not parse is reported once and ignored
+// whole (a partial table would choose differently from what the user wrote).
+const std::vector<tune::Override>& TuneOverrides() {
+  static std::once_flag once;
+  static std::vector<tune::Override> overrides;
+  std::call_once(once, [] {
+    const std::string text = GetParams().WEFT_TUNE;
+    std::string why;
+    if (!text.empty() && !tune::ParseOverrides(text, &overrides, &why)) {
+      overrides.clear();
+      WEFT_WARN(kColl, "WEFT_TUNE ignored: %s", why.c_str());
+    }
+  });
+  return overrides;
+}
+
+// The recipe WEFT_TUNE names for spec, if an entry matches and its recipe applies.
+bool TunedRecipe(const sched::CollSpec& spec, const sched::GenEnv& env, sched::Recipe* out) {
+  const tune::Override* o =
+      tune::FindOverride(TuneOverrides(), spec.coll, spec.count * sched::ElemBytes(spec));
+  if (o == nullptr) return false;
+  const std::string why = sched::DeclineRecipe(spec, o->recipe, env);
+  if (!why.empty()) {
+    WEFT_INFO(kColl, "WEFT_TUNE entry %s does not apply to %s (%s); choosing by the cost model",
+              o->text.c_str(), sched::SpecText(spec).c_str(), why.c_str());
+    return false;
+  }
+  WEFT_INFO(kColl, "WEFT_TUNE entry %s decides %s", o->text.c_str(), sched::SpecText(spec).c_str());
+  *out = o->recipe;
+  return true;
+}
+
 }  // namespace
 
 namespace {
@@ -106,13 +139,18 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   }
   sched::Recipe recipe;
   std::string why;
-  const sched::Recipe* forced = ForcedRecipe();
+  // WEFT_RECIPE, then WEFT_TUNE, then the cost model; the knobs only where every rank of the
+  // communicator has the same (comm.selection_knobs_agreed), or ranks would choose apart.
+  const sched::Recipe* forced = comm.selection_knobs_agreed ? ForcedRecipe() : nullptr;
   if (forced != nullptr && !sched::SelectRecipe(spec, env, model, forced, &recipe, &why)) {
     WEFT_INFO(kColl, "WEFT_RECIPE=%s does not apply to %s (%s); choosing by the cost model",
               sched::RecipeText(*forced).c_str(), sched::SpecText(spec).c_str(), why.c_str());
     forced = nullptr;
   }
-  if (forced == nullptr && !sched::SelectRecipe(spec, env, model, nullptr, &recipe, &why)) {
+  const bool tuned =
+      forced == nullptr && comm.selection_knobs_agreed && TunedRecipe(spec, env, &recipe);
+  if (forced == nullptr && !tuned &&
+      !sched::SelectRecipe(spec, env, model, nullptr, &recipe, &why)) {
     WEFT_TRACE(kColl, "%s: native MPI (%s)", sched::SpecText(spec).c_str(), why.c_str());
     return weftSuccess;
   }

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "comm/mem_window.h"
 #include "core/build_info.h"
@@ -100,9 +102,18 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
   {
     // The cost model's network tier picks recipes, so it must be one value on every rank
     // even where the environment differs: the smallest rate and latency over the ranks.
-    int net[2] = {static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_GBITS, 1, 1 << 20)),
-                  static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_LATENCY_US, 0, 1 << 20))};
-    err = PMPI_Allreduce(MPI_IN_PLACE, net, 2, MPI_INT, MPI_MIN, comm->mpi);
+    // WEFT_RECIPE and WEFT_TUNE choose recipes too: a 62-bit hash of both, and its negation,
+    // reduced by MIN give the smallest and the largest; they agree when equal.
+    const uint64_t h =
+        std::hash<std::string>{}(params.WEFT_RECIPE + '\n' + params.WEFT_TUNE) & ((1ull << 62) - 1);
+    const int lo = static_cast<int>(h & 0x7fffffff), hi = static_cast<int>(h >> 31);
+    int net[6] = {static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_GBITS, 1, 1 << 20)),
+                  static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_LATENCY_US, 0, 1 << 20)),
+                  lo,
+                  hi,
+                  -lo,
+                  -hi};
+    err = PMPI_Allreduce(MPI_IN_PLACE, net, 6, MPI_INT, MPI_MIN, comm->mpi);
     if (err != MPI_SUCCESS) {
       comm->FailMpi(err, "weftCommInitMPI: agreeing on WEFT_NET_GBITS");
       SetThreadLastError(comm->LastError());
@@ -112,6 +123,12 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     }
     comm->net_gbits = net[0];
     comm->net_latency_us = net[1];
+    comm->selection_knobs_agreed = net[2] == -net[4] && net[3] == -net[5];
+    if (!comm->selection_knobs_agreed && comm->rank == 0) {
+      WEFT_WARN(kColl,
+                "WEFT_RECIPE or WEFT_TUNE differ between ranks: both ignored on this "
+                "communicator (every rank must choose the same recipes)");
+    }
   }
   int world_rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);

@@ -69,6 +69,9 @@ struct weftComm {
   bool node_oversubscribed = false;
   /// The network tier the cost model uses across nodes (WEFT_NET_GBITS, WEFT_NET_LATENCY_US),
   /// agreed at creation so that every rank ranks recipes alike.
+  /// Every rank has the same WEFT_RECIPE and WEFT_TUNE (checked at creation); else both are
+  /// ignored on this communicator.
+  bool selection_knobs_agreed = true;
   int net_gbits = 100;
   int net_latency_us = 2;
   /// Node peers' user buffers are reachable by single copy (CMA probed at creation, WEFT_CMA).

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Predicted times at scale (weft-sim, timing replay under the cost model): the node-aware
+# alltoall against the flat pairwise exchange and Bruck at 32 nodes x 64 ranks under two sets
+# of network parameters, and hierarchical against flat allreduce at 32 x 64 (block and
+# round-robin) and 8 x 128; one markdown table per run into OUTDIR. Uses an existing build.
+#   scripts/bench-hierarchy-sim.sh BUILD_DIR OUTDIR
+set -euo pipefail
+sim=$1/tools/sim/weft-sim
+out=$2
+mkdir -p "$out"
+# Network parameter sets. "default": weft's model as shipped (100 Gbit/s node link, 2 us,
+# no per-message link cost). "efa-fit": 100 Gbit/s, 15 us, and 0.12 us of link time per
+# message: the message cost fitted so that the flat pairwise alltoall at 64 B reproduces the
+# 15,613 us HAN's authors measured for their flat algorithm on 32 x 64 (EFA, 64-core nodes).
+declare -A nets=([default]="" [efa-fit]="--net-gbits 100 --net-latency-us 15 --net-message-us 0.12")
+
+radices() {  # "-4,-4,-2,2,4,4": reduce_scatter and allgather radices up to 4 over $1 ranks
+  local n=$1 f=() r
+  while [ "$n" -gt 1 ]; do
+    if [ $((n % 4)) -eq 0 ]; then r=4; else r=2; fi
+    f+=("$r")
+    n=$((n / r))
+  done
+  local neg="" pos=""
+  for r in "${f[@]}"; do neg+="-$r,"; pos="$r,$pos"; done
+  local s="$neg$pos"
+  echo "${s%,}"
+}
+
+predict() {  # args for weft-sim -> predicted microseconds (or FAIL)
+  "$sim" "$@" --mem-budget-mib 1 2>&1 | awk '/^predicted_us:/ {p=$2} /^FAIL/ {p="FAIL"} END {print p}'
+}
+
+for net in default efa-fit; do
+  f="$out/alltoall-32x64-$net.md"
+  {
+    echo "# alltoall at 32 nodes x 64 ranks, predicted (weft-sim, network: $net ${nets[$net]})"
+    echo
+    echo "| block | pairwise:4 us | bruck us | nodea2a:4 us | pairwise / nodea2a |"
+    echo "|---|---|---|---|---|"
+  } > "$f"
+  for n in 1 64 1024 8192 65536; do
+    pw=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe pairwise:4 ${nets[$net]})
+    br=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe bruck ${nets[$net]})
+    na=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe nodea2a:4 ${nets[$net]})
+    echo "| $n B | $pw | $br | $na | $(awk -v a="$pw" -v b="$na" 'BEGIN {printf "%.2f", a / b}') |" >> "$f"
+  done
+  cat "$f"
+  [ "$net" = default ] || continue
+  for topo in 32x64 32x64:rr 8x128; do
+    f="$out/allreduce-$topo-$net.md"
+    {
+      echo "# allreduce (double) at $topo, predicted (weft-sim, network: $net ${nets[$net]})"
+      echo
+      echo "| bytes | model's choice | its us | flat rexch | its us | best hierarchical | its us |"
+      echo "|---|---|---|---|---|---|---|"
+    } > "$f"
+    p=${topo%%:*}
+    L=${p#*x} N=${p%x*}
+    P=$((N * L))
+    # weft-sim holds every rank's buffers within 8G, so sizes stop at 1 MiB at 2048 ranks.
+    for bytes in 8 8192 65536 1048576; do
+      n=$((bytes / 8))
+      plan=$("${sim%/sim/weft-sim}/plan/weft-plan" allreduce -p $P -n $n --topology $topo |
+        awk '/^recipe:/ {print $2}')
+      chosen=$(predict allreduce -n $n --topology $topo --recipe "$plan")
+      flat_r="rexch:$(radices $P)"
+      flat=$(predict allreduce -n $n --topology $topo --recipe "$flat_r")
+      best="" best_us=""
+      for h in "rexch:$(radices $L)/rexch:$(radices $N)" "rexch:$(radices $L)/ring"; do
+        us=$(predict allreduce -n $n --topology $topo --recipe "$h")
+        if [ -z "$best_us" ] || awk -v a="$us" -v b="$best_us" 'BEGIN {exit !(a < b)}'; then
+          best=$h best_us=$us
+        fi
+      done
+      echo "| $bytes | $plan | $chosen | $flat_r | $flat | $best | $best_us |" >> "$f"
+    done
+    cat "$f"
+  done
+done
