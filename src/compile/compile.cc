@@ -61,12 +61,14 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
       add("rexch", f);
       add("shift", {2});
       add("ring", {});
+      for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
       break;
     }
     case Coll::kAllGather:
       add("rexch", std::vector<int>(radices.rbegin(), radices.rend()));
       add("shift", {2});
       add("ring", {});
+      for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
       break;
     case Coll::kBroadcast:
       add("tree", {2});

@@ -47,8 +47,10 @@ std::vector<int> SplitFactors(int n) {
 
 std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
   if (recipe.levels.size() != 2) return "a hierarchical recipe has two levels (NODE/NET)";
-  if (spec.coll != Coll::kAllReduce) {
-    return "hierarchical recipes serve allreduce (the other collectives run flat recipes)";
+  if (spec.coll != Coll::kAllReduce && spec.coll != Coll::kReduceScatter &&
+      spec.coll != Coll::kAllGather) {
+    return std::string("hierarchical recipes serve allreduce, reduce_scatter and allgather, not ") +
+           CollName(spec.coll);
   }
   if (NumNodes(spec) < 2 || spec.nodes->nranks != spec.nranks) {
     return "a hierarchical recipe needs ranks on more than one node";
@@ -56,30 +58,60 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
   const Topology& t = *spec.nodes;
   const int L = EqualNodeSize(t), N = t.num_nodes();
   if (L == 0) return "a hierarchical recipe needs nodes of equal size (uneven: flat recipes)";
-  if (!Commutative(spec.op) && !t.BlockPlaced()) {
+  if (Reduces(spec.coll) && !Commutative(spec.op) && !t.BlockPlaced()) {
     return "a non-commutative op crosses nodes in rank order only with block placement";
   }
-  const uint64_t b = spec.count / L, tail = spec.count % L;
   const GenEnv flat;  // the levels run point-to-point
-  std::string why;
   const Recipe& node = recipe.levels[0];
   const Recipe& net = recipe.levels[1];
-  if (!(why = DeclineRecipe(Part(spec, Coll::kReduceScatter, L, b, spec.in_place), node, flat))
-           .empty() ||
-      !(why = DeclineRecipe(Part(spec, Coll::kAllGather, L, b, true), node, flat)).empty()) {
-    return "node level " + RecipeText(node) + ": " + why;
+  // The group collectives each level runs (BuildHierarchical's, with the same shapes).
+  std::vector<CollSpec> node_parts, net_parts;
+  CollSpec rest;
+  const uint64_t c = spec.count;
+  switch (spec.coll) {
+    case Coll::kAllReduce:
+      node_parts = {Part(spec, Coll::kReduceScatter, L, c / L, spec.in_place),
+                    Part(spec, Coll::kAllGather, L, c / L, true)};
+      net_parts = {Part(spec, Coll::kAllReduce, N, c / L, true)};
+      rest = Part(spec, Coll::kAllReduce, spec.nranks, c % L, spec.in_place);
+      break;
+    case Coll::kReduceScatter:
+      node_parts = {Part(spec, Coll::kReduceScatter, L, N * c, false)};
+      net_parts = {Part(spec, Coll::kReduceScatter, N, c, false)};
+      break;
+    default:  // allgather
+      node_parts = {Part(spec, Coll::kAllGather, L, N * c, true)};
+      net_parts = {Part(spec, Coll::kAllGather, N, c, false)};
+      break;
   }
-  if (!(why = DeclineRecipe(Part(spec, Coll::kAllReduce, N, b, true), net, flat)).empty()) {
-    return "network level " + RecipeText(net) + ": " + why;
+  std::string why;
+  for (const CollSpec& p : node_parts) {
+    if (!(why = DeclineRecipe(p, node, flat)).empty()) {
+      return "node level " + RecipeText(node) + ": " + why;
+    }
   }
-  const CollSpec rest = Part(spec, Coll::kAllReduce, spec.nranks, tail, spec.in_place);
-  if (tail > 0 && !(why = DeclineRecipe(rest, TailRecipe(rest), flat)).empty()) {
-    return "the last " + std::to_string(tail) + " elements: " + why;
+  for (const CollSpec& p : net_parts) {
+    if (!(why = DeclineRecipe(p, net, flat)).empty()) {
+      return "network level " + RecipeText(net) + ": " + why;
+    }
+  }
+  if (rest.count > 0 && !(why = DeclineRecipe(rest, TailRecipe(rest), flat)).empty()) {
+    return "the last " + std::to_string(rest.count) + " elements: " + why;
   }
   return "";
 }
 
-ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank) {
+namespace {
+
+// The ranks of local index i, one per node, in node order.
+std::vector<int> Column(const Topology& t, int i) {
+  std::vector<int> column(t.num_nodes());
+  for (int m = 0; m < t.num_nodes(); ++m) column[m] = t.ranks_of_node[m][i];
+  return column;
+}
+
+// allreduce: node reduce_scatter, network allreduce of block i, node allgather, flat tail.
+ir::Program BuildAllReduce(const CollSpec& spec, const Recipe& recipe, int rank) {
   const Topology& t = *spec.nodes;
   const int n = t.node_of_rank[rank], i = t.LocalRank(rank), N = t.num_nodes();
   const std::vector<int>& node_ranks = t.ranks_of_node[n];
@@ -88,39 +120,104 @@ ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int ra
   // In place, the call's send buffer is its receive buffer.
   const ir::Ref send = spec.in_place ? RecvAt(0) : SendAt(0);
   const ir::Ref mine = RecvAt(i * b * es);
-  ir::Program out = Builder(spec, rank).Take();
+  Builder out(spec, rank);
 
   // 1. reduce_scatter inside the node: block i to local rank i (in place: recv = send + i*b).
   const CollSpec rs = Part(spec, Coll::kReduceScatter, L, b, spec.in_place);
-  passes::Embed(BuildProgram(rs, recipe.levels[0], i), {node_ranks, send, mine, 0}, &out);
+  passes::Embed(BuildProgram(rs, recipe.levels[0], i), {node_ranks, send, mine, 0}, &out.program());
   // 2. allreduce of block i across nodes, among the ranks of local index i, node by node.
-  std::vector<int> column(N);
-  for (int m = 0; m < N; ++m) column[m] = t.ranks_of_node[m][i];
   const CollSpec ar = Part(spec, Coll::kAllReduce, N, b, true);
-  passes::Embed(BuildProgram(ar, recipe.levels[1], n), {column, mine, mine, 0}, &out);
+  passes::Embed(BuildProgram(ar, recipe.levels[1], n), {Column(t, i), mine, mine, 0},
+                &out.program());
   // 3. allgather inside the node (in place: send = recv + i*b).
   const CollSpec ag = Part(spec, Coll::kAllGather, L, b, true);
-  passes::Embed(BuildProgram(ag, recipe.levels[0], i), {node_ranks, mine, RecvAt(0), 0}, &out);
+  passes::Embed(BuildProgram(ag, recipe.levels[0], i), {node_ranks, mine, RecvAt(0), 0},
+                &out.program());
   if (tail > 0) {
     const CollSpec rest = Part(spec, Coll::kAllReduce, spec.nranks, tail, spec.in_place);
     std::vector<int> all(spec.nranks);
     for (int r = 0; r < spec.nranks; ++r) all[r] = r;
     const uint64_t at = L * b * es;
     passes::Embed(BuildProgram(rest, TailRecipe(rest), rank), {all, Plus(send, at), RecvAt(at), 0},
-                  &out);
+                  &out.program());
   }
-  return out;
+  return out.Take();
+}
+
+// reduce_scatter: the blocks for local index l of every node packed together ([l][m]), node
+// reduce_scatter of those bundles, then network reduce_scatter of my bundle among my column.
+ir::Program BuildReduceScatter(const CollSpec& spec, const Recipe& recipe, int rank) {
+  const Topology& t = *spec.nodes;
+  const int n = t.node_of_rank[rank], i = t.LocalRank(rank), N = t.num_nodes();
+  const std::vector<int>& node_ranks = t.ranks_of_node[n];
+  const int L = static_cast<int>(node_ranks.size());
+  const uint64_t blk = spec.count * ElemBytes(spec), P = spec.nranks;
+  const uint64_t bundle = P * blk, base = bundle + N * blk;  // staging, then the parts' scratch
+  Builder out(spec, rank);
+  out.NeedScratch(base);
+  for (int l = 0; l < L; ++l) {
+    for (int m = 0; m < N; ++m) {
+      out.Copy(ScratchAt((l * N + m) * blk), SendAt(t.ranks_of_node[m][l] * blk), blk);
+    }
+  }
+  const CollSpec rs1 = Part(spec, Coll::kReduceScatter, L, N * spec.count, false);
+  passes::Embed(BuildProgram(rs1, recipe.levels[0], i),
+                {node_ranks, ScratchAt(0), ScratchAt(bundle), base}, &out.program());
+  const CollSpec rs2 = Part(spec, Coll::kReduceScatter, N, spec.count, false);
+  passes::Embed(BuildProgram(rs2, recipe.levels[1], n),
+                {Column(t, i), ScratchAt(bundle), RecvAt(0), base}, &out.program());
+  return out.Take();
+}
+
+// allgather: network allgather among my column into my bundle's place, node allgather of the
+// bundles ([l][m]), then every block to its rank's place.
+ir::Program BuildAllGather(const CollSpec& spec, const Recipe& recipe, int rank) {
+  const Topology& t = *spec.nodes;
+  const int n = t.node_of_rank[rank], i = t.LocalRank(rank), N = t.num_nodes();
+  const std::vector<int>& node_ranks = t.ranks_of_node[n];
+  const int L = static_cast<int>(node_ranks.size());
+  const uint64_t blk = spec.count * ElemBytes(spec), base = spec.nranks * blk;
+  Builder out(spec, rank);
+  out.NeedScratch(base);
+  const ir::Ref send = spec.in_place ? RecvAt(rank * blk) : SendAt(0);
+  const CollSpec ag1 = Part(spec, Coll::kAllGather, N, spec.count, false);
+  passes::Embed(BuildProgram(ag1, recipe.levels[1], n),
+                {Column(t, i), send, ScratchAt(i * N * blk), base}, &out.program());
+  const CollSpec ag2 = Part(spec, Coll::kAllGather, L, N * spec.count, true);
+  passes::Embed(BuildProgram(ag2, recipe.levels[0], i),
+                {node_ranks, ScratchAt(i * N * blk), ScratchAt(0), base}, &out.program());
+  for (int l = 0; l < L; ++l) {
+    for (int m = 0; m < N; ++m) {
+      out.Copy(RecvAt(t.ranks_of_node[m][l] * blk), ScratchAt((l * N + m) * blk), blk);
+    }
+  }
+  return out.Take();
+}
+
+}  // namespace
+
+ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank) {
+  switch (spec.coll) {
+    case Coll::kReduceScatter:
+      return BuildReduceScatter(spec, recipe, rank);
+    case Coll::kAllGather:
+      return BuildAllGather(spec, recipe, rank);
+    default:
+      return BuildAllReduce(spec, recipe, rank);
+  }
 }
 
 std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
   std::vector<Recipe> out;
-  if (spec.coll != Coll::kAllReduce || NumNodes(spec) < 2) return out;
+  if (NumNodes(spec) < 2) return out;
   const Topology& t = *spec.nodes;
   const int L = EqualNodeSize(t), N = t.num_nodes();
   if (L == 0) return out;
-  const CollSpec net = Part(spec, Coll::kAllReduce, N, spec.count / L, true);
+  const bool ar = spec.coll == Coll::kAllReduce;
+  const CollSpec net = Part(spec, spec.coll, N, ar ? spec.count / L : spec.count, ar);
   const Recipe node_rexch{"rexch", SplitFactors(L), 0};
-  const Recipe net_rexch{"rexch", FindGenerator("rexch")->DefaultFactors(net), 0};
+  const Recipe net_rexch{"rexch",
+                         ar ? FindGenerator("rexch")->DefaultFactors(net) : SplitFactors(N), 0};
   std::vector<std::pair<Recipe, Recipe>> levels = {{node_rexch, net_rexch},
                                                    {Recipe{"ring", {}, 0}, net_rexch}};
   // A ring across nodes only where each of its N pieces holds a 64-byte line: with empty

@@ -9,6 +9,10 @@
 //   2. allreduce of block i across the nodes (NET), among the ranks of local index i;
 //   3. allgather inside the node (NODE);
 //   and the last c mod L elements, when c does not divide, by a flat allreduce of all ranks.
+// reduce_scatter: the blocks for local index l of every node packed together, reduce_scatter
+// of those bundles inside the node, then reduce_scatter of the bundle across nodes.
+// allgather: allgather across nodes among equal local indices, allgather of the bundles inside
+// the node, then each block copied to its rank's place.
 // A non-commutative op needs block placement (rank order is then node-major) and
 // order-preserving generators at both levels.
 #pragma once

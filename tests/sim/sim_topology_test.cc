@@ -58,7 +58,7 @@ const std::vector<NodeFamily>& NodeFamilies() {
          return sched::Recipe{"nodea2a", {4}};
        }},
       {"hier_rexch_rexch",
-       {Coll::kAllReduce},
+       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
        [](const Topology& t) {
          return Hier({"rexch", Split(NodeSize(t))}, {"rexch", Split(t.num_nodes())});
        },
@@ -72,9 +72,15 @@ const std::vector<NodeFamily>& NodeFamilies() {
        true,
        true},
       {"hier_ring_ring",
-       {Coll::kAllReduce},
+       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
        [](const Topology&) {
          return Hier({"ring", {}}, {"ring", {}});
+       },
+       true},
+      {"hier_shift_rexch",
+       {Coll::kReduceScatter, Coll::kAllGather},
+       [](const Topology& t) {
+         return Hier({"shift", {2}}, {"rexch", Split(t.num_nodes())});
        },
        true},
       {"hier_shift_rexch_chunked",
