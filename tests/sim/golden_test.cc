@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -22,6 +23,7 @@ struct Golden {
   weftDataType_t dtype;
   const char* recipe;
   int root;
+  const char* topology = nullptr;  // weft-plan --topology (ranks on several nodes)
 };
 
 constexpr Golden kGolden[] = {
@@ -35,6 +37,16 @@ constexpr Golden kGolden[] = {
     {"alltoall_bruck_p3.ir", sched::Coll::kAllToAll, 3, 2, weftInt32, "bruck", 0},
     {"allreduce_copyin_p2.ir", sched::Coll::kAllReduce, 2, 16, weftFloat64, "copyin", 0},
     {"allreduce_shmpipe_p2.ir", sched::Coll::kAllReduce, 2, 64, weftFloat64, "shmpipe@256", 0},
+    // One node-aware or hierarchical recipe per collective that has one, on two nodes of two
+    // ranks dealt round-robin (nodes {0,2} and {1,3}).
+    {"alltoall_nodea2a_2x2rr.ir", sched::Coll::kAllToAll, 4, 2, weftInt32, "nodea2a:4", 0,
+     "2x2:rr"},
+    {"allreduce_hier_2x2rr.ir", sched::Coll::kAllReduce, 4, 9, weftFloat32, "rexch:-2,2/rexch:-2,2",
+     0, "2x2:rr"},
+    {"reduce_scatter_hier_2x2rr.ir", sched::Coll::kReduceScatter, 4, 2, weftFloat32,
+     "rexch:-2,2/ring", 0, "2x2:rr"},
+    {"allgather_hier_2x2rr.ir", sched::Coll::kAllGather, 4, 2, weftFloat64, "ring/rexch:-2,2", 0,
+     "2x2:rr"},
 };
 
 std::string ReadFile(const std::string& path) {
@@ -52,8 +64,13 @@ TEST(Golden, GeneratorsMatchTheirPinnedText) {
     spec.count = g.count;
     spec.dtype = g.dtype;
     spec.root = g.root;
-    sched::Recipe recipe;
     std::string why;
+    if (g.topology != nullptr) {
+      Topology t;
+      ASSERT_TRUE(Topology::FromShape(g.topology, &t, &why)) << why;
+      spec.nodes = std::make_shared<const Topology>(std::move(t));
+    }
+    sched::Recipe recipe;
     ASSERT_TRUE(sched::ParseRecipe(g.recipe, &recipe, &why)) << why;
     const std::vector<ir::Program> ps = sched::BuildAllPrograms(spec, recipe);
     ASSERT_TRUE(ir::VerifyMatching(ps, &why)) << g.file << ": " << why;
