@@ -28,7 +28,8 @@ radices() {  # "-4,-4,-2,2,4,4": reduce_scatter and allgather radices up to 4 ov
 }
 
 predict() {  # args for weft-sim -> predicted microseconds (or FAIL)
-  "$sim" "$@" --mem-budget-mib 1 2>&1 | awk '/^predicted_us:/ {p=$2} /^FAIL/ {p="FAIL"} END {print p}'
+  { "$sim" "$@" --mem-budget-mib 1 2>&1 || true; } |
+    awk '/^predicted_us:/ {p=$2} /^FAIL|usage/ {p="FAIL"} END {print (p == "" ? "n/a" : p)}'
 }
 
 for net in default efa-fit; do
@@ -43,7 +44,8 @@ for net in default efa-fit; do
     pw=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe pairwise:4 ${nets[$net]})
     br=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe bruck ${nets[$net]})
     na=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe nodea2a:4 ${nets[$net]})
-    echo "| $n B | $pw | $br | $na | $(awk -v a="$pw" -v b="$na" 'BEGIN {printf "%.2f", a / b}') |" >> "$f"
+    ratio=$(awk -v a="$pw" -v b="$na" 'BEGIN {if (b + 0 > 0) printf "%.2f", a / b; else print "n/a"}')
+    echo "| $n B | $pw | $br | $na | $ratio |" >> "$f"
   done
   cat "$f"
   [ "$net" = default ] || continue
@@ -58,8 +60,7 @@ for net in default efa-fit; do
     p=${topo%%:*}
     L=${p#*x} N=${p%x*}
     P=$((N * L))
-    # weft-sim holds every rank's buffers within 8G, so sizes stop at 1 MiB at 2048 ranks.
-    for bytes in 8 8192 65536 1048576; do
+    for bytes in 8 8192 65536 1048576 16777216; do
       n=$((bytes / 8))
       plan=$("${sim%/sim/weft-sim}/plan/weft-plan" allreduce -p $P -n $n --topology $topo |
         awk '/^recipe:/ {print $2}')

@@ -74,11 +74,13 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
       add("tree", {2});
       add("tree", {4});
       if (bytes >= (256u << 10)) add("tree", {2}, 64u << 10);
+      for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
       break;
     case Coll::kReduce:
       add("tree", {2});
       add("tree", {4});
       if (bytes >= (256u << 10)) add("tree", {2}, 64u << 10);
+      for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
       break;
     case Coll::kAllToAll:
       add("pairwise", {4});

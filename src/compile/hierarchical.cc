@@ -47,10 +47,8 @@ std::vector<int> SplitFactors(int n) {
 
 std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
   if (recipe.levels.size() != 2) return "a hierarchical recipe has two levels (NODE/NET)";
-  if (spec.coll != Coll::kAllReduce && spec.coll != Coll::kReduceScatter &&
-      spec.coll != Coll::kAllGather) {
-    return std::string("hierarchical recipes serve allreduce, reduce_scatter and allgather, not ") +
-           CollName(spec.coll);
+  if (spec.coll == Coll::kAllToAll) {
+    return "hierarchical recipes do not serve alltoall (nodea2a is its node-aware schedule)";
   }
   if (NumNodes(spec) < 2 || spec.nodes->nranks != spec.nranks) {
     return "a hierarchical recipe needs ranks on more than one node";
@@ -79,9 +77,15 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
       node_parts = {Part(spec, Coll::kReduceScatter, L, N * c, false)};
       net_parts = {Part(spec, Coll::kReduceScatter, N, c, false)};
       break;
-    default:  // allgather
+    case Coll::kAllGather:
       node_parts = {Part(spec, Coll::kAllGather, L, N * c, true)};
       net_parts = {Part(spec, Coll::kAllGather, N, c, false)};
+      break;
+    default:  // bcast and reduce: inside the node at the root's local index, across at its node
+      node_parts = {Part(spec, spec.coll, L, c, false)};
+      node_parts[0].root = t.LocalRank(spec.root);
+      net_parts = {Part(spec, spec.coll, N, c, false)};
+      net_parts[0].root = t.node_of_rank[spec.root];
       break;
   }
   std::string why;
@@ -194,6 +198,41 @@ ir::Program BuildAllGather(const CollSpec& spec, const Recipe& recipe, int rank)
   return out.Take();
 }
 
+// bcast: across nodes among the ranks of the root's local index (root: the root's node), then
+// inside every node from that rank. reduce: the reverse, with node partials in scratch.
+ir::Program BuildRooted(const CollSpec& spec, const Recipe& recipe, int rank) {
+  const Topology& t = *spec.nodes;
+  const int n = t.node_of_rank[rank], i = t.LocalRank(rank);
+  const int root_local = t.LocalRank(spec.root), root_node = t.node_of_rank[spec.root];
+  const std::vector<int>& node_ranks = t.ranks_of_node[n];
+  const int L = static_cast<int>(node_ranks.size()), N = t.num_nodes();
+  const uint64_t vec = spec.count * ElemBytes(spec);
+  const ir::Ref send = spec.in_place && rank == spec.root ? RecvAt(0) : SendAt(0);
+  CollSpec node = Part(spec, spec.coll, L, spec.count, false);
+  node.root = root_local;
+  CollSpec net = Part(spec, spec.coll, N, spec.count, false);
+  net.root = root_node;
+  const std::vector<int> column = Column(t, root_local);
+  Builder out(spec, rank);
+  if (spec.coll == Coll::kBroadcast) {
+    if (i == root_local) {
+      passes::Embed(BuildProgram(net, recipe.levels[1], n), {column, send, RecvAt(0), 0},
+                    &out.program());
+    }
+    passes::Embed(BuildProgram(node, recipe.levels[0], i), {node_ranks, RecvAt(0), RecvAt(0), 0},
+                  &out.program());
+    return out.Take();
+  }
+  out.NeedScratch(vec);  // the node's partial, at its rank of the root's local index
+  passes::Embed(BuildProgram(node, recipe.levels[0], i), {node_ranks, send, ScratchAt(0), vec},
+                &out.program());
+  if (i == root_local) {
+    passes::Embed(BuildProgram(net, recipe.levels[1], n), {column, ScratchAt(0), RecvAt(0), vec},
+                  &out.program());
+  }
+  return out.Take();
+}
+
 }  // namespace
 
 ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank) {
@@ -202,6 +241,9 @@ ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int ra
       return BuildReduceScatter(spec, recipe, rank);
     case Coll::kAllGather:
       return BuildAllGather(spec, recipe, rank);
+    case Coll::kBroadcast:
+    case Coll::kReduce:
+      return BuildRooted(spec, recipe, rank);
     default:
       return BuildAllReduce(spec, recipe, rank);
   }
@@ -213,6 +255,13 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
   const Topology& t = *spec.nodes;
   const int L = EqualNodeSize(t), N = t.num_nodes();
   if (L == 0) return out;
+  if (spec.coll == Coll::kBroadcast || spec.coll == Coll::kReduce) {
+    for (int k : {2, 4}) {
+      Recipe h{kHierarchical, {}, 0, {Recipe{"tree", {k}, 0}, Recipe{"tree", {k}, 0}}};
+      if (DeclineHierarchical(spec, h).empty()) out.push_back(h);
+    }
+    return out;
+  }
   const bool ar = spec.coll == Coll::kAllReduce;
   const CollSpec net = Part(spec, spec.coll, N, ar ? spec.count / L : spec.count, ar);
   const Recipe node_rexch{"rexch", SplitFactors(L), 0};

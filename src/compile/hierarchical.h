@@ -13,6 +13,9 @@
 // of those bundles inside the node, then reduce_scatter of the bundle across nodes.
 // allgather: allgather across nodes among equal local indices, allgather of the bundles inside
 // the node, then each block copied to its rank's place.
+// bcast: across nodes among the ranks of the root's local index, then inside each node from
+// that rank (one leader per node: the vector crosses each node's link once); reduce: the
+// reverse, the node's partial held in scratch.
 // A non-commutative op needs block placement (rank order is then node-major) and
 // order-preserving generators at both levels.
 #pragma once

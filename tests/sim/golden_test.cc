@@ -45,6 +45,9 @@ constexpr Golden kGolden[] = {
      0, "2x2:rr"},
     {"reduce_scatter_hier_2x2rr.ir", sched::Coll::kReduceScatter, 4, 2, weftFloat32,
      "rexch:-2,2/ring", 0, "2x2:rr"},
+    {"bcast_hier_2x2rr.ir", sched::Coll::kBroadcast, 4, 5, weftFloat64, "tree:2/tree:2", 3,
+     "2x2:rr"},
+    {"reduce_hier_2x2rr.ir", sched::Coll::kReduce, 4, 5, weftFloat64, "tree:2/tree:2", 3, "2x2:rr"},
     {"allgather_hier_2x2rr.ir", sched::Coll::kAllGather, 4, 2, weftFloat64, "ring/rexch:-2,2", 0,
      "2x2:rr"},
 };

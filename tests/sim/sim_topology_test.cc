@@ -71,6 +71,20 @@ const std::vector<NodeFamily>& NodeFamilies() {
        },
        true,
        true},
+      {"hier_tree2_tree4",
+       {Coll::kBroadcast, Coll::kReduce},
+       [](const Topology&) {
+         return Hier({"tree", {2}}, {"tree", {4}});
+       },
+       true,
+       true},
+      {"hier_tree_chunked",
+       {Coll::kBroadcast, Coll::kReduce},
+       [](const Topology&) {
+         return Hier({"tree", {2}, 256}, {"tree", {2}, 512});
+       },
+       true,
+       true},
       {"hier_ring_ring",
        {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
        [](const Topology&) {

@@ -135,7 +135,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
   const long double bytes =
       static_cast<long double>(a->spec.count) * sched::ElemBytes(a->spec) * p * sides;
   if (bytes > static_cast<long double>(kMaxCallBytes)) {
-    a->rest_error = "-n: the call's buffers over all ranks would exceed 8G";
+    a->rest_error = "-n: the call's buffers over all ranks would exceed 1T";
     return false;
   }
   if (a->spec.root < 0 || a->spec.root >= a->spec.nranks) {

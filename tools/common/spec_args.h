@@ -12,8 +12,11 @@ namespace weft::tools {
 
 /// The most ranks a tool simulates or plans for.
 inline constexpr long long kMaxRanks = 1 << 16;
-/// The most bytes of buffers, over all ranks, a simulated call may need (the tools hold them).
-inline constexpr long long kMaxCallBytes = 8ll << 30;
+/// The most bytes of buffers, over all ranks, a call may name. The tools never hold more than
+/// weft-sim's --mem-budget-mib of them (its data check halves the count until it fits, and
+/// its timing replay holds none), so this only bounds the arithmetic: 1 TiB lets 2048 ranks
+/// name 64 KiB alltoall blocks.
+inline constexpr long long kMaxCallBytes = 1ll << 40;
 
 /// What the command line asked for.
 struct SpecArgs {
