@@ -50,7 +50,7 @@ for net in default efa-fit; do
   cat "$f"
   [ "$net" = default ] || continue
   for topo in 32x64 32x64:rr 8x128; do
-    f="$out/allreduce-$topo-$net.md"
+    f="$out/allreduce-${topo/:/}-$net.md"
     {
       echo "# allreduce (double) at $topo, predicted (weft-sim, network: $net ${nets[$net]})"
       echo
