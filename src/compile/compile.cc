@@ -52,7 +52,6 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
       add("rexch", f);
       add("ring", {});
       add("tree", {2});
-      for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
       break;
     }
     case Coll::kReduceScatter: {
@@ -61,26 +60,18 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
       add("rexch", f);
       add("shift", {2});
       add("ring", {});
-      for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
       break;
     }
     case Coll::kAllGather:
       add("rexch", std::vector<int>(radices.rbegin(), radices.rend()));
       add("shift", {2});
       add("ring", {});
-      for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
       break;
     case Coll::kBroadcast:
-      add("tree", {2});
-      add("tree", {4});
-      if (bytes >= (256u << 10)) add("tree", {2}, 64u << 10);
-      for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
-      break;
     case Coll::kReduce:
       add("tree", {2});
       add("tree", {4});
       if (bytes >= (256u << 10)) add("tree", {2}, 64u << 10);
-      for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
       break;
     case Coll::kAllToAll:
       add("pairwise", {4});
@@ -88,6 +79,8 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
       if (NumNodes(spec) > 1) add("nodea2a", {4});
       break;
   }
+  // Across nodes, the NODE/NET compositions too (none for alltoall, uneven nodes or one node).
+  for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
   return out;
 }
 

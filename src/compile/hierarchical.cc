@@ -9,7 +9,8 @@ namespace weft::sched {
 namespace {
 
 // The group collective a level runs, with the call's type and op.
-CollSpec Part(const CollSpec& s, Coll coll, int nranks, uint64_t count, bool in_place) {
+CollSpec Part(const CollSpec& s, Coll coll, int nranks, uint64_t count, bool in_place,
+              int root = 0) {
   CollSpec p;
   p.coll = coll;
   p.nranks = nranks;
@@ -17,6 +18,7 @@ CollSpec Part(const CollSpec& s, Coll coll, int nranks, uint64_t count, bool in_
   p.dtype = s.dtype;
   p.op = s.op;
   p.in_place = in_place;
+  p.root = root;
   return p;
 }
 
@@ -43,6 +45,143 @@ std::vector<int> SplitFactors(int n) {
   return f;
 }
 
+// The group collectives of a hierarchical call, in the order the build runs them: those the
+// node recipe builds, those the network recipe builds, and allreduce's flat tail (count 0:
+// none). Declining and building both read them, so the shapes checked are the shapes built.
+struct Groups {
+  std::vector<CollSpec> node, net;
+  CollSpec tail;
+};
+
+// For equal nodes of L ranks on N nodes.
+Groups GroupsOf(const CollSpec& spec, int L, int N) {
+  const Topology& t = *spec.nodes;
+  const uint64_t c = spec.count;
+  switch (spec.coll) {
+    case Coll::kAllReduce:  // node reduce_scatter, network allreduce, node allgather, tail
+      return {{Part(spec, Coll::kReduceScatter, L, c / L, spec.in_place),
+               Part(spec, Coll::kAllGather, L, c / L, true)},
+              {Part(spec, Coll::kAllReduce, N, c / L, true)},
+              Part(spec, Coll::kAllReduce, spec.nranks, c % L, spec.in_place)};
+    case Coll::kReduceScatter:  // bundles of N blocks inside the node, then a block across
+      return {{Part(spec, Coll::kReduceScatter, L, N * c, false)},
+              {Part(spec, Coll::kReduceScatter, N, c, false)},
+              {}};
+    case Coll::kAllGather:  // a block across nodes, then bundles of N blocks inside the node
+      return {{Part(spec, Coll::kAllGather, L, N * c, true)},
+              {Part(spec, Coll::kAllGather, N, c, false)},
+              {}};
+    default:  // bcast, reduce: inside the node at the root's local index, across at its node
+      return {{Part(spec, spec.coll, L, c, false, t.LocalRank(spec.root))},
+              {Part(spec, spec.coll, N, c, false, t.node_of_rank[spec.root])},
+              {}};
+  }
+}
+
+// Where a rank sits: its node n of N, its local index i of L, its node's ranks.
+struct Seat {
+  const Topology& t;
+  int n, i, N, L;
+  const std::vector<int>& node_ranks;
+  Seat(const Topology& topo, int rank)
+      : t(topo),
+        n(topo.node_of_rank[rank]),
+        i(topo.LocalRank(rank)),
+        N(topo.num_nodes()),
+        L(static_cast<int>(topo.ranks_of_node[n].size())),
+        node_ranks(topo.ranks_of_node[n]) {}
+  // The ranks of local index `local`, one per node, in node order.
+  std::vector<int> Column(int local) const {
+    std::vector<int> column(N);
+    for (int m = 0; m < N; ++m) column[m] = t.ranks_of_node[m][local];
+    return column;
+  }
+};
+
+// Appends the group program a level builds for this rank.
+void Append(Builder& out, const CollSpec& group, const Recipe& level, int group_rank,
+            const passes::EmbedMap& map) {
+  passes::Embed(BuildProgram(group, level, group_rank), map, &out.program());
+}
+
+// allreduce: node reduce_scatter, network allreduce of block i, node allgather, flat tail.
+void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
+  const CollSpec& spec = out.spec();
+  const uint64_t es = ElemBytes(spec), b = spec.count / s.L;
+  // In place, the call's send buffer is its receive buffer.
+  const ir::Ref send = spec.in_place ? RecvAt(0) : SendAt(0);
+  const ir::Ref mine = RecvAt(s.i * b * es);
+  // 1. reduce_scatter inside the node: block i to local rank i (in place: recv = send + i*b).
+  Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, mine, 0});
+  // 2. allreduce of block i across nodes, among the ranks of local index i, node by node.
+  Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), mine, mine, 0});
+  // 3. allgather inside the node (in place: send = recv + i*b).
+  Append(out, g.node[1], recipe.levels[0], s.i, {s.node_ranks, mine, RecvAt(0), 0});
+  if (g.tail.count > 0) {
+    std::vector<int> all(spec.nranks);
+    for (int r = 0; r < spec.nranks; ++r) all[r] = r;
+    const uint64_t at = s.L * b * es;
+    Append(out, g.tail, TailRecipe(g.tail), out.rank(), {all, Plus(send, at), RecvAt(at), 0});
+  }
+}
+
+// reduce_scatter: the blocks for local index l of every node packed together ([l][m]), node
+// reduce_scatter of those bundles, then network reduce_scatter of my bundle among my column.
+void BuildReduceScatter(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
+  const CollSpec& spec = out.spec();
+  const uint64_t blk = spec.count * ElemBytes(spec), bundle = spec.nranks * blk;
+  const uint64_t base = bundle + s.N * blk;  // staging, then the groups' scratch
+  out.NeedScratch(base);
+  for (int l = 0; l < s.L; ++l) {
+    for (int m = 0; m < s.N; ++m) {
+      out.Copy(ScratchAt((l * s.N + m) * blk), SendAt(s.t.ranks_of_node[m][l] * blk), blk);
+    }
+  }
+  Append(out, g.node[0], recipe.levels[0], s.i,
+         {s.node_ranks, ScratchAt(0), ScratchAt(bundle), base});
+  Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(bundle), RecvAt(0), base});
+}
+
+// allgather: network allgather among my column into my bundle's place, node allgather of the
+// bundles ([l][m]), then every block to its rank's place.
+void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
+  const CollSpec& spec = out.spec();
+  const uint64_t blk = spec.count * ElemBytes(spec), base = spec.nranks * blk;
+  out.NeedScratch(base);
+  const ir::Ref send = spec.in_place ? RecvAt(out.rank() * blk) : SendAt(0);
+  const ir::Ref mine = ScratchAt(s.i * s.N * blk);
+  Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), send, mine, base});
+  Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, mine, ScratchAt(0), base});
+  for (int l = 0; l < s.L; ++l) {
+    for (int m = 0; m < s.N; ++m) {
+      out.Copy(RecvAt(s.t.ranks_of_node[m][l] * blk), ScratchAt((l * s.N + m) * blk), blk);
+    }
+  }
+}
+
+// bcast: across nodes among the ranks of the root's local index (root: the root's node), then
+// inside every node from that rank. reduce: the reverse, with node partials in scratch.
+void BuildRooted(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
+  const CollSpec& spec = out.spec();
+  const int root_local = g.node[0].root;
+  const bool column = s.i == root_local;
+  const ir::Ref send = spec.in_place && out.rank() == spec.root ? RecvAt(0) : SendAt(0);
+  if (spec.coll == Coll::kBroadcast) {
+    if (column) {
+      Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(root_local), send, RecvAt(0), 0});
+    }
+    Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, RecvAt(0), RecvAt(0), 0});
+    return;
+  }
+  const uint64_t vec = spec.count * ElemBytes(spec);
+  out.NeedScratch(vec);  // the node's partial, at its rank of the root's local index
+  Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, ScratchAt(0), vec});
+  if (column) {
+    Append(out, g.net[0], recipe.levels[1], s.n,
+           {s.Column(root_local), ScratchAt(0), RecvAt(0), vec});
+  }
+}
+
 }  // namespace
 
 std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
@@ -54,230 +193,81 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
     return "a hierarchical recipe needs ranks on more than one node";
   }
   const Topology& t = *spec.nodes;
-  const int L = EqualNodeSize(t), N = t.num_nodes();
+  const int L = EqualNodeSize(t);
   if (L == 0) return "a hierarchical recipe needs nodes of equal size (uneven: flat recipes)";
   if (Reduces(spec.coll) && !Commutative(spec.op) && !t.BlockPlaced()) {
     return "a non-commutative op crosses nodes in rank order only with block placement";
   }
   const GenEnv flat;  // the levels run point-to-point
-  const Recipe& node = recipe.levels[0];
-  const Recipe& net = recipe.levels[1];
-  // The group collectives each level runs (BuildHierarchical's, with the same shapes).
-  std::vector<CollSpec> node_parts, net_parts;
-  CollSpec rest;
-  const uint64_t c = spec.count;
-  switch (spec.coll) {
-    case Coll::kAllReduce:
-      node_parts = {Part(spec, Coll::kReduceScatter, L, c / L, spec.in_place),
-                    Part(spec, Coll::kAllGather, L, c / L, true)};
-      net_parts = {Part(spec, Coll::kAllReduce, N, c / L, true)};
-      rest = Part(spec, Coll::kAllReduce, spec.nranks, c % L, spec.in_place);
-      break;
-    case Coll::kReduceScatter:
-      node_parts = {Part(spec, Coll::kReduceScatter, L, N * c, false)};
-      net_parts = {Part(spec, Coll::kReduceScatter, N, c, false)};
-      break;
-    case Coll::kAllGather:
-      node_parts = {Part(spec, Coll::kAllGather, L, N * c, true)};
-      net_parts = {Part(spec, Coll::kAllGather, N, c, false)};
-      break;
-    default:  // bcast and reduce: inside the node at the root's local index, across at its node
-      node_parts = {Part(spec, spec.coll, L, c, false)};
-      node_parts[0].root = t.LocalRank(spec.root);
-      net_parts = {Part(spec, spec.coll, N, c, false)};
-      net_parts[0].root = t.node_of_rank[spec.root];
-      break;
-  }
+  const Groups g = GroupsOf(spec, L, t.num_nodes());
   std::string why;
-  for (const CollSpec& p : node_parts) {
-    if (!(why = DeclineRecipe(p, node, flat)).empty()) {
-      return "node level " + RecipeText(node) + ": " + why;
+  for (const CollSpec& p : g.node) {
+    if (!(why = DeclineRecipe(p, recipe.levels[0], flat)).empty()) {
+      return "node level " + RecipeText(recipe.levels[0]) + ": " + why;
     }
   }
-  for (const CollSpec& p : net_parts) {
-    if (!(why = DeclineRecipe(p, net, flat)).empty()) {
-      return "network level " + RecipeText(net) + ": " + why;
+  for (const CollSpec& p : g.net) {
+    if (!(why = DeclineRecipe(p, recipe.levels[1], flat)).empty()) {
+      return "network level " + RecipeText(recipe.levels[1]) + ": " + why;
     }
   }
-  if (rest.count > 0 && !(why = DeclineRecipe(rest, TailRecipe(rest), flat)).empty()) {
-    return "the last " + std::to_string(rest.count) + " elements: " + why;
+  if (g.tail.count > 0 && !(why = DeclineRecipe(g.tail, TailRecipe(g.tail), flat)).empty()) {
+    return "the last " + std::to_string(g.tail.count) + " elements: " + why;
   }
   return "";
 }
 
-namespace {
-
-// The ranks of local index i, one per node, in node order.
-std::vector<int> Column(const Topology& t, int i) {
-  std::vector<int> column(t.num_nodes());
-  for (int m = 0; m < t.num_nodes(); ++m) column[m] = t.ranks_of_node[m][i];
-  return column;
-}
-
-// allreduce: node reduce_scatter, network allreduce of block i, node allgather, flat tail.
-ir::Program BuildAllReduce(const CollSpec& spec, const Recipe& recipe, int rank) {
-  const Topology& t = *spec.nodes;
-  const int n = t.node_of_rank[rank], i = t.LocalRank(rank), N = t.num_nodes();
-  const std::vector<int>& node_ranks = t.ranks_of_node[n];
-  const int L = static_cast<int>(node_ranks.size());
-  const uint64_t es = ElemBytes(spec), b = spec.count / L, tail = spec.count % L;
-  // In place, the call's send buffer is its receive buffer.
-  const ir::Ref send = spec.in_place ? RecvAt(0) : SendAt(0);
-  const ir::Ref mine = RecvAt(i * b * es);
-  Builder out(spec, rank);
-
-  // 1. reduce_scatter inside the node: block i to local rank i (in place: recv = send + i*b).
-  const CollSpec rs = Part(spec, Coll::kReduceScatter, L, b, spec.in_place);
-  passes::Embed(BuildProgram(rs, recipe.levels[0], i), {node_ranks, send, mine, 0}, &out.program());
-  // 2. allreduce of block i across nodes, among the ranks of local index i, node by node.
-  const CollSpec ar = Part(spec, Coll::kAllReduce, N, b, true);
-  passes::Embed(BuildProgram(ar, recipe.levels[1], n), {Column(t, i), mine, mine, 0},
-                &out.program());
-  // 3. allgather inside the node (in place: send = recv + i*b).
-  const CollSpec ag = Part(spec, Coll::kAllGather, L, b, true);
-  passes::Embed(BuildProgram(ag, recipe.levels[0], i), {node_ranks, mine, RecvAt(0), 0},
-                &out.program());
-  if (tail > 0) {
-    const CollSpec rest = Part(spec, Coll::kAllReduce, spec.nranks, tail, spec.in_place);
-    std::vector<int> all(spec.nranks);
-    for (int r = 0; r < spec.nranks; ++r) all[r] = r;
-    const uint64_t at = L * b * es;
-    passes::Embed(BuildProgram(rest, TailRecipe(rest), rank), {all, Plus(send, at), RecvAt(at), 0},
-                  &out.program());
-  }
-  return out.Take();
-}
-
-// reduce_scatter: the blocks for local index l of every node packed together ([l][m]), node
-// reduce_scatter of those bundles, then network reduce_scatter of my bundle among my column.
-ir::Program BuildReduceScatter(const CollSpec& spec, const Recipe& recipe, int rank) {
-  const Topology& t = *spec.nodes;
-  const int n = t.node_of_rank[rank], i = t.LocalRank(rank), N = t.num_nodes();
-  const std::vector<int>& node_ranks = t.ranks_of_node[n];
-  const int L = static_cast<int>(node_ranks.size());
-  const uint64_t blk = spec.count * ElemBytes(spec), P = spec.nranks;
-  const uint64_t bundle = P * blk, base = bundle + N * blk;  // staging, then the parts' scratch
-  Builder out(spec, rank);
-  out.NeedScratch(base);
-  for (int l = 0; l < L; ++l) {
-    for (int m = 0; m < N; ++m) {
-      out.Copy(ScratchAt((l * N + m) * blk), SendAt(t.ranks_of_node[m][l] * blk), blk);
-    }
-  }
-  const CollSpec rs1 = Part(spec, Coll::kReduceScatter, L, N * spec.count, false);
-  passes::Embed(BuildProgram(rs1, recipe.levels[0], i),
-                {node_ranks, ScratchAt(0), ScratchAt(bundle), base}, &out.program());
-  const CollSpec rs2 = Part(spec, Coll::kReduceScatter, N, spec.count, false);
-  passes::Embed(BuildProgram(rs2, recipe.levels[1], n),
-                {Column(t, i), ScratchAt(bundle), RecvAt(0), base}, &out.program());
-  return out.Take();
-}
-
-// allgather: network allgather among my column into my bundle's place, node allgather of the
-// bundles ([l][m]), then every block to its rank's place.
-ir::Program BuildAllGather(const CollSpec& spec, const Recipe& recipe, int rank) {
-  const Topology& t = *spec.nodes;
-  const int n = t.node_of_rank[rank], i = t.LocalRank(rank), N = t.num_nodes();
-  const std::vector<int>& node_ranks = t.ranks_of_node[n];
-  const int L = static_cast<int>(node_ranks.size());
-  const uint64_t blk = spec.count * ElemBytes(spec), base = spec.nranks * blk;
-  Builder out(spec, rank);
-  out.NeedScratch(base);
-  const ir::Ref send = spec.in_place ? RecvAt(rank * blk) : SendAt(0);
-  const CollSpec ag1 = Part(spec, Coll::kAllGather, N, spec.count, false);
-  passes::Embed(BuildProgram(ag1, recipe.levels[1], n),
-                {Column(t, i), send, ScratchAt(i * N * blk), base}, &out.program());
-  const CollSpec ag2 = Part(spec, Coll::kAllGather, L, N * spec.count, true);
-  passes::Embed(BuildProgram(ag2, recipe.levels[0], i),
-                {node_ranks, ScratchAt(i * N * blk), ScratchAt(0), base}, &out.program());
-  for (int l = 0; l < L; ++l) {
-    for (int m = 0; m < N; ++m) {
-      out.Copy(RecvAt(t.ranks_of_node[m][l] * blk), ScratchAt((l * N + m) * blk), blk);
-    }
-  }
-  return out.Take();
-}
-
-// bcast: across nodes among the ranks of the root's local index (root: the root's node), then
-// inside every node from that rank. reduce: the reverse, with node partials in scratch.
-ir::Program BuildRooted(const CollSpec& spec, const Recipe& recipe, int rank) {
-  const Topology& t = *spec.nodes;
-  const int n = t.node_of_rank[rank], i = t.LocalRank(rank);
-  const int root_local = t.LocalRank(spec.root), root_node = t.node_of_rank[spec.root];
-  const std::vector<int>& node_ranks = t.ranks_of_node[n];
-  const int L = static_cast<int>(node_ranks.size()), N = t.num_nodes();
-  const uint64_t vec = spec.count * ElemBytes(spec);
-  const ir::Ref send = spec.in_place && rank == spec.root ? RecvAt(0) : SendAt(0);
-  CollSpec node = Part(spec, spec.coll, L, spec.count, false);
-  node.root = root_local;
-  CollSpec net = Part(spec, spec.coll, N, spec.count, false);
-  net.root = root_node;
-  const std::vector<int> column = Column(t, root_local);
-  Builder out(spec, rank);
-  if (spec.coll == Coll::kBroadcast) {
-    if (i == root_local) {
-      passes::Embed(BuildProgram(net, recipe.levels[1], n), {column, send, RecvAt(0), 0},
-                    &out.program());
-    }
-    passes::Embed(BuildProgram(node, recipe.levels[0], i), {node_ranks, RecvAt(0), RecvAt(0), 0},
-                  &out.program());
-    return out.Take();
-  }
-  out.NeedScratch(vec);  // the node's partial, at its rank of the root's local index
-  passes::Embed(BuildProgram(node, recipe.levels[0], i), {node_ranks, send, ScratchAt(0), vec},
-                &out.program());
-  if (i == root_local) {
-    passes::Embed(BuildProgram(net, recipe.levels[1], n), {column, ScratchAt(0), RecvAt(0), vec},
-                  &out.program());
-  }
-  return out.Take();
-}
-
-}  // namespace
-
 ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank) {
+  const Seat seat(*spec.nodes, rank);
+  const Groups groups = GroupsOf(spec, seat.L, seat.N);
+  Builder out(spec, rank);
   switch (spec.coll) {
     case Coll::kReduceScatter:
-      return BuildReduceScatter(spec, recipe, rank);
+      BuildReduceScatter(out, seat, groups, recipe);
+      break;
     case Coll::kAllGather:
-      return BuildAllGather(spec, recipe, rank);
+      BuildAllGather(out, seat, groups, recipe);
+      break;
     case Coll::kBroadcast:
     case Coll::kReduce:
-      return BuildRooted(spec, recipe, rank);
+      BuildRooted(out, seat, groups, recipe);
+      break;
     default:
-      return BuildAllReduce(spec, recipe, rank);
+      BuildAllReduce(out, seat, groups, recipe);
+      break;
   }
+  return out.Take();
 }
 
 std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
   std::vector<Recipe> out;
-  if (NumNodes(spec) < 2) return out;
+  if (NumNodes(spec) < 2 || spec.coll == Coll::kAllToAll) return out;
   const Topology& t = *spec.nodes;
   const int L = EqualNodeSize(t), N = t.num_nodes();
   if (L == 0) return out;
+  auto offer = [&](Recipe node, Recipe net) {
+    Recipe h{kHierarchical, {}, 0, {std::move(node), std::move(net)}};
+    if (DeclineHierarchical(spec, h).empty()) out.push_back(std::move(h));
+  };
   if (spec.coll == Coll::kBroadcast || spec.coll == Coll::kReduce) {
-    for (int k : {2, 4}) {
-      Recipe h{kHierarchical, {}, 0, {Recipe{"tree", {k}, 0}, Recipe{"tree", {k}, 0}}};
-      if (DeclineHierarchical(spec, h).empty()) out.push_back(h);
-    }
+    for (int k : {2, 4}) offer({"tree", {k}, 0}, {"tree", {k}, 0});
     return out;
   }
-  const bool ar = spec.coll == Coll::kAllReduce;
-  const CollSpec net = Part(spec, spec.coll, N, ar ? spec.count / L : spec.count, ar);
+  const CollSpec& net = GroupsOf(spec, L, N).net[0];
   const Recipe node_rexch{"rexch", SplitFactors(L), 0};
-  const Recipe net_rexch{"rexch",
-                         ar ? FindGenerator("rexch")->DefaultFactors(net) : SplitFactors(N), 0};
-  std::vector<std::pair<Recipe, Recipe>> levels = {{node_rexch, net_rexch},
-                                                   {Recipe{"ring", {}, 0}, net_rexch}};
-  // A ring across nodes only where each of its N pieces holds a 64-byte line: with empty
-  // pieces a rank's own program looks cheap to the estimate while it waits on the whole
-  // chain (at 32 x 64 and 8 KiB the estimate said 22 us, the simulator 156 us).
+  const Recipe net_rexch{
+      "rexch",
+      net.coll == Coll::kAllReduce ? FindGenerator("rexch")->DefaultFactors(net) : SplitFactors(N),
+      0};
+  offer(node_rexch, net_rexch);
+  offer({"ring", {}, 0}, net_rexch);
+  // A ring across nodes only where each of its N pieces holds a 64-byte line: with empty pieces
+  // a rank's own program looks cheap to the one-rank estimate while it waits on the whole chain.
+  // At 32 x 64 and 8 KiB selection took rexch:-4,-4,-4,4,4,4/ring, for which `weft-sim
+  // allreduce -n 1K --topology 32x64 --recipe rexch:-4,-4,-4,4,4,4/ring` predicts 156 us
+  // against 30 us for rexch:-4,-4,-4,4,4,4/rexch:-4,-4,-2,2,4,4.
   if (net.count * ElemBytes(spec) >= static_cast<uint64_t>(N) * 64) {
-    levels.push_back({node_rexch, Recipe{"ring", {}, 0}});
-  }
-  for (const auto& [node, across] : levels) {
-    Recipe h{kHierarchical, {}, 0, {node, across}};
-    if (DeclineHierarchical(spec, h).empty()) out.push_back(h);
+    offer(node_rexch, {"ring", {}, 0});
   }
   return out;
 }

@@ -166,11 +166,15 @@ int Topology::MaxNodeSize() const {
 
 std::string Topology::ShapeText() const {
   const int n = num_nodes(), per = MaxNodeSize();
-  bool equal = true;
+  bool equal = true, block = true, round_robin = true;
   for (const auto& rs : ranks_of_node) equal &= static_cast<int>(rs.size()) == per;
+  for (int r = 0; r < nranks; ++r) {  // node ids follow the lowest rank, as Regular makes them
+    block &= node_of_rank[r] == r / per;
+    round_robin &= node_of_rank[r] == r % n;
+  }
   const std::string nxr = std::to_string(n) + "x" + std::to_string(per);
-  if (equal && *this == Regular(n, per, false)) return nxr;
-  if (equal && *this == Regular(n, per, true)) return nxr + ":rr";
+  if (equal && block) return nxr;
+  if (equal && round_robin) return nxr + ":rr";
   if (!BlockPlaced()) return "custom";
   std::string s;
   for (const auto& rs : ranks_of_node) s += (s.empty() ? "" : "+") + std::to_string(rs.size());

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include "compile/compile.h"
 #include "sched/algos/generator.h"
+#include "sched/ir/verify.h"
+#include "sim/sim.h"
 
 namespace weft::simtest {
 namespace {
@@ -120,6 +123,21 @@ const std::vector<Family>& Families() {
     return f;
   }();
   return all;
+}
+
+std::string SimulateCase(const sched::CollSpec& spec, const sched::Recipe& recipe,
+                         const sched::GenEnv& env) {
+  const std::string what = sched::SpecText(spec) + " recipe " + sched::RecipeText(recipe);
+  const std::string declined = sched::DeclineRecipe(spec, recipe, env);
+  if (!declined.empty()) return what + ": declined: " + declined;
+  const std::vector<ir::Program> ps = sched::BuildAllPrograms(spec, recipe);
+  std::string why;
+  if (!ir::VerifyMatching(ps, &why)) return what + ": verifier: " + why;
+  sim::SimOptions opt;
+  opt.seed = spec.count * 31 + spec.nranks;
+  opt.model.nodes = spec.nodes;
+  const sim::SimResult r = sim::Simulate(spec, ps, opt);
+  return r.pass ? "" : what + ": " + r.why;
 }
 
 }  // namespace weft::simtest

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sched/algos/generator.h"
 #include "sched/coll_spec.h"
 #include "sched/recipe.h"
 
@@ -24,5 +25,17 @@ struct Family {
 
 /// Every family.
 const std::vector<Family>& Families();
+
+/// The types and ops the sweeps rotate through.
+inline constexpr weftDataType_t kTypes[] = {weftInt8,    weftUint8,   weftInt32,   weftUint32,
+                                            weftInt64,   weftUint64,  weftFloat16, weftFloat32,
+                                            weftFloat64, weftBfloat16};
+inline constexpr weftRedOp_t kOps[] = {weftSum, weftProd, weftMax, weftMin};
+
+/// Runs one case: the recipe is accepted, its programs verify, and the simulator (with the
+/// spec's node map in its model) gives every rank the reference result. "" or the failure with
+/// the spec and recipe named.
+std::string SimulateCase(const sched::CollSpec& spec, const sched::Recipe& recipe,
+                         const sched::GenEnv& env);
 
 }  // namespace weft::simtest

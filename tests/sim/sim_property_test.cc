@@ -12,8 +12,6 @@
 #include <string>
 
 #include "compile/compile.h"
-#include "sched/ir/verify.h"
-#include "sim/sim.h"
 #include "sim_families.h"
 
 namespace weft::simtest {
@@ -31,11 +29,6 @@ const std::vector<int>& RankCounts() {
   return p;
 }
 
-constexpr weftDataType_t kTypes[] = {weftInt8,    weftUint8,   weftInt32,   weftUint32,
-                                     weftInt64,   weftUint64,  weftFloat16, weftFloat32,
-                                     weftFloat64, weftBfloat16};
-constexpr weftRedOp_t kOps[] = {weftSum, weftProd, weftMax, weftMin};
-
 bool Blocked(Coll c) {
   return c == Coll::kAllGather || c == Coll::kReduceScatter || c == Coll::kAllToAll;
 }
@@ -46,17 +39,7 @@ std::string RunCase(const Family& fam, const sched::CollSpec& spec) {
   env.shared_memory = fam.shared_memory;
   env.single_copy = fam.shared_memory;
   env.zero_copy = fam.shared_memory;
-  const sched::Recipe recipe = fam.recipe(spec.nranks);
-  const std::string declined = sched::DeclineRecipe(spec, recipe, env);
-  const std::string what = sched::SpecText(spec) + " recipe " + sched::RecipeText(recipe);
-  if (!declined.empty()) return what + ": declined: " + declined;
-  const std::vector<ir::Program> ps = sched::BuildAllPrograms(spec, recipe);
-  std::string why;
-  if (!ir::VerifyMatching(ps, &why)) return what + ": verifier: " + why;
-  sim::SimOptions opt;
-  opt.seed = spec.count * 31 + spec.nranks;
-  const sim::SimResult r = sim::Simulate(spec, ps, opt);
-  return r.pass ? "" : what + ": " + r.why;
+  return SimulateCase(spec, fam.recipe(spec.nranks), env);
 }
 
 struct FamColl {

@@ -13,8 +13,7 @@
 #include <string>
 
 #include "compile/compile.h"
-#include "sched/ir/verify.h"
-#include "sim/sim.h"
+#include "sim_families.h"
 
 namespace weft::simtest {
 namespace {
@@ -136,23 +135,8 @@ std::vector<std::shared_ptr<const Topology>> Placements() {
   return v;
 }
 
-constexpr weftRedOp_t kOps[] = {weftSum, weftProd, weftMax, weftMin};
-constexpr weftDataType_t kTypes[] = {weftInt8,    weftUint8,   weftInt32,   weftUint32,
-                                     weftInt64,   weftUint64,  weftFloat16, weftFloat32,
-                                     weftFloat64, weftBfloat16};
-
 std::string RunCase(const sched::Recipe& recipe, const sched::CollSpec& spec) {
-  const std::string what = sched::SpecText(spec) + " recipe " + sched::RecipeText(recipe);
-  const std::string declined = sched::DeclineRecipe(spec, recipe, sched::GenEnv{});
-  if (!declined.empty()) return what + ": declined: " + declined;
-  const std::vector<ir::Program> ps = sched::BuildAllPrograms(spec, recipe);
-  std::string why;
-  if (!ir::VerifyMatching(ps, &why)) return what + ": verifier: " + why;
-  sim::SimOptions opt;
-  opt.seed = spec.count * 31 + spec.nranks;
-  opt.model.nodes = spec.nodes;
-  const sim::SimResult r = sim::Simulate(spec, ps, opt);
-  return r.pass ? "" : what + ": " + r.why;
+  return SimulateCase(spec, recipe, sched::GenEnv{});  // the levels run point-to-point
 }
 
 class NodeSweep : public ::testing::TestWithParam<size_t> {};

@@ -105,7 +105,6 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       ok = value(&v) && ReadTopology(v, &t, &why) && t.nranks <= kMaxRanks;
       if (!ok) a->rest_error = "--topology: " + (why.empty() ? "more than 65536 ranks" : why);
       if (ok) {
-        a->nodes = t.num_nodes();
         if (!have_p) a->spec.nranks = t.nranks;
         have_p = true;
         if (t.num_nodes() > 1) a->spec.nodes = std::make_shared<const Topology>(std::move(t));
@@ -146,7 +145,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
     a->rest_error = "--topology must place exactly -p ranks";
     return false;
   }
-  a->env.shared_memory = a->nodes == 1;
+  a->env.shared_memory = sched::NumNodes(a->spec) == 1;
   a->env.single_copy = a->env.shared_memory;  // the simulator reaches every peer's buffers
   a->env.zero_copy = a->env.shared_memory;
   return true;

@@ -23,7 +23,6 @@ struct SpecArgs {
   sched::CollSpec spec;
   bool has_recipe = false;
   sched::Recipe recipe;
-  int nodes = 1;  // --topology NODESxRANKS
   sched::GenEnv env;
   tune::CostModel model;
   std::string rest_error;  // set by Parse on a bad argument
