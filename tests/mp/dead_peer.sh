@@ -31,7 +31,20 @@ case "$mpi" in
 esac
 count() { ls /dev/shm 2>/dev/null | grep -c '^weft-'; }
 before=$(count)
-out=$(WEFT_TIMEOUT_S=$deadline timeout "${DEAD_PEER_JOB_TIMEOUT:-120}" "$mpiexec" "$@" -n "$np" "$bin" $mode ${DEAD_PEER_AGREE:+--agree} ${DEAD_PEER_ARGS:-} 2>&1)
+run() {
+  WEFT_TIMEOUT_S=$deadline timeout "${DEAD_PEER_JOB_TIMEOUT:-120}" "$mpiexec" "$@" -n "$np" "$bin" $mode ${DEAD_PEER_AGREE:+--agree} ${DEAD_PEER_ARGS:-} 2>&1
+}
+out=$(run "$@")
+# Open MPI 4.1.4's own daemon (orted) can crash while it handles the killed rank's abort
+# (SIGSEGV in pmix_server_log_fn -> orte_rml_oob_send_buffer_nb, 3 s into the run): seen once
+# in five runs of cluster.dead_peer.2x2, and then no rank on that host survives, whatever weft
+# does. That case alone runs once more, and says so; the verdict below is unchanged.
+case "$out" in
+  *pmix_server_log_fn*)
+    echo "$out"
+    echo "dead_peer: the launcher's daemon crashed (above), not a rank; running once more"
+    out=$(run "$@") ;;
+esac
 echo "$out"
 after=$(count)
 ok=$(echo "$out" | grep -c "survivor ok")
