@@ -3,97 +3,14 @@
 #include <mutex>
 #include <tuple>
 
+#include "coll/choose_recipe.h"
 #include "compile/compile.h"
 #include "core/dtype.h"
 #include "core/hot_path.h"
 #include "core/log.h"
 #include "core/params.h"
-#include "tune/overrides.h"
 
 namespace weft {
-namespace {
-
-bool ToSpec(const Comm& comm, const CollArgs& a, sched::CollSpec* s) {
-  switch (a.kind) {
-    case CollKind::kAllReduce:
-      s->coll = sched::Coll::kAllReduce;
-      break;
-    case CollKind::kReduceScatter:
-      s->coll = sched::Coll::kReduceScatter;
-      break;
-    case CollKind::kAllGather:
-      s->coll = sched::Coll::kAllGather;
-      break;
-    case CollKind::kBroadcast:
-      s->coll = sched::Coll::kBroadcast;
-      break;
-    case CollKind::kReduce:
-      s->coll = sched::Coll::kReduce;
-      break;
-    case CollKind::kAllToAll:
-      s->coll = sched::Coll::kAllToAll;
-      break;
-    default:
-      return false;
-  }
-  s->nranks = comm.size;
-  s->count = a.count;
-  s->dtype = a.type;
-  s->op = a.op;
-  s->root = a.root;
-  s->in_place = a.in_place;
-  s->nodes = comm.node_map;
-  return true;
-}
-
-// WEFT_RECIPE parsed once per process; a text that does not parse is reported once.
-const sched::Recipe* ForcedRecipe() {
-  static std::once_flag once;
-  static sched::Recipe recipe;
-  static bool have = false;
-  std::call_once(once, [] {
-    const std::string text = GetParams().WEFT_RECIPE;
-    if (text.empty()) return;
-    std::string why;
-    have = sched::ParseRecipe(text, &recipe, &why);
-    if (!have) WEFT_WARN(kColl, "WEFT_RECIPE=%s ignored: %s", text.c_str(), why.c_str());
-  });
-  return have ? &recipe : nullptr;
-}
-
-// WEFT_TUNE parsed once per process; a text that does not parse is reported once and ignored
-// whole (a partial table would choose differently from what the user wrote).
-const std::vector<tune::Override>& TuneOverrides() {
-  static std::once_flag once;
-  static std::vector<tune::Override> overrides;
-  std::call_once(once, [] {
-    const std::string text = GetParams().WEFT_TUNE;
-    std::string why;
-    if (!text.empty() && !tune::ParseOverrides(text, &overrides, &why)) {
-      overrides.clear();
-      WEFT_WARN(kColl, "WEFT_TUNE ignored: %s", why.c_str());
-    }
-  });
-  return overrides;
-}
-
-// The recipe WEFT_TUNE names for spec, if an entry matches and its recipe applies.
-bool TunedRecipe(const sched::CollSpec& spec, const sched::GenEnv& env, sched::Recipe* out) {
-  const tune::Override* o =
-      tune::FindOverride(TuneOverrides(), spec.coll, spec.count * sched::ElemBytes(spec));
-  if (o == nullptr) return false;
-  const std::string why = sched::DeclineRecipe(spec, o->recipe, env);
-  if (!why.empty()) {
-    WEFT_INFO(kColl, "WEFT_TUNE entry %s does not apply to %s (%s); choosing by the cost model",
-              o->text.c_str(), sched::SpecText(spec).c_str(), why.c_str());
-    return false;
-  }
-  WEFT_INFO(kColl, "WEFT_TUNE entry %s decides %s", o->text.c_str(), sched::SpecText(spec).c_str());
-  *out = o->recipe;
-  return true;
-}
-
-}  // namespace
 
 namespace {
 // Bytes a program reads from its rank's send buffer (in place: lines of the receive buffer
@@ -124,33 +41,14 @@ uint64_t SendBytesRead(const sched::Bytecode& bc) {
 
 Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<CompiledColl>* out) {
   out->reset();
-  sched::CollSpec spec;
-  if (GetParams().WEFT_SCHEDULES == 0 || !ToSpec(comm, args, &spec)) return weftSuccess;
-  sched::GenEnv env;
-  // Shared-memory schedules need every rank on one node (node rank == rank).
-  env.shared_memory = comm.has_node_segment();
-  env.single_copy = env.shared_memory && comm.single_copy;
-  env.zero_copy = env.shared_memory && args.zero_copy;
-  env.slots_streamed = env.shared_memory && args.slots_streamed;
-  tune::CostModel model;
-  if (comm.topo.num_nodes() > 1) {
-    model.nodes = spec.nodes;
-    model.inter = {static_cast<double>(comm.net_latency_us), comm.net_gbits / 8.0};
-  }
+  SelectionInput in;
+  if (!MakeSelectionInput(comm, args, &in)) return weftSuccess;
+  const sched::CollSpec& spec = in.spec;
+  const sched::GenEnv& env = in.env;
   sched::Recipe recipe;
   std::string why;
-  // WEFT_RECIPE, then WEFT_TUNE, then the cost model; the knobs only where every rank of the
-  // communicator has the same (comm.selection_knobs_agreed), or ranks would choose apart.
-  const sched::Recipe* forced = comm.selection_knobs_agreed ? ForcedRecipe() : nullptr;
-  if (forced != nullptr && !sched::SelectRecipe(spec, env, model, forced, &recipe, &why)) {
-    WEFT_INFO(kColl, "WEFT_RECIPE=%s does not apply to %s (%s); choosing by the cost model",
-              sched::RecipeText(*forced).c_str(), sched::SpecText(spec).c_str(), why.c_str());
-    forced = nullptr;
-  }
-  const bool tuned =
-      forced == nullptr && comm.selection_knobs_agreed && TunedRecipe(spec, env, &recipe);
-  if (forced == nullptr && !tuned &&
-      !sched::SelectRecipe(spec, env, model, nullptr, &recipe, &why)) {
+  const char* decided_by = "";
+  if (!ChooseRecipe(comm, in, &recipe, &why, &decided_by)) {
     WEFT_TRACE(kColl, "%s: native MPI (%s)", sched::SpecText(spec).c_str(), why.c_str());
     return weftSuccess;
   }
@@ -168,8 +66,8 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
                      CollApiName(args.kind), sched::RecipeText(recipe).c_str(), why.c_str());
   }
   c->in_place_rereads_ = 2 * SendBytesRead(c->bytecode) >= c->bytecode.recv_bytes;
-  WEFT_INFO(kColl, "%s: recipe %s, %zu instructions", sched::SpecText(spec).c_str(),
-            sched::RecipeText(recipe).c_str(), c->bytecode.code.size());
+  WEFT_INFO(kColl, "%s: recipe %s (%s), %zu instructions", sched::SpecText(spec).c_str(),
+            sched::RecipeText(recipe).c_str(), decided_by, c->bytecode.code.size());
   *out = std::move(c);
   return weftSuccess;
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "comm/mem_window.h"
+#include "comm/wisdom_load.h"
 #include "core/build_info.h"
 #include "core/hot_path.h"
 #include "core/live_set.h"
@@ -102,18 +103,32 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
   {
     // The cost model's network tier picks recipes, so it must be one value on every rank
     // even where the environment differs: the smallest rate and latency over the ranks.
-    // WEFT_RECIPE and WEFT_TUNE choose recipes too: a 62-bit hash of both, and its negation,
-    // reduced by MIN give the smallest and the largest; they agree when equal.
-    const uint64_t h =
-        std::hash<std::string>{}(params.WEFT_RECIPE + '\n' + params.WEFT_TUNE) & ((1ull << 62) - 1);
+    // WEFT_RECIPE and WEFT_TUNE choose recipes too, and so does the wisdom section: a 62-bit
+    // hash of each, and its negation, reduced by MIN give the smallest and the largest; they
+    // agree when equal.
+    int world_rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    SetLogRank(world_rank);  // before the wisdom's WARNs
+    std::shared_ptr<const weft::tune::WisdomSection> wisdom =
+        LoadWisdomFor(MachineKey(comm->topo, comm->size), comm->rank == 0);
+    auto hash62 = [](const std::string& s) {
+      return std::hash<std::string>{}(s) & ((1ull << 62) - 1);
+    };
+    const uint64_t h = hash62(params.WEFT_RECIPE + '\n' + params.WEFT_TUNE);
+    const uint64_t hw = wisdom ? hash62(weft::tune::SectionText(*wisdom)) : 0;
     const int lo = static_cast<int>(h & 0x7fffffff), hi = static_cast<int>(h >> 31);
-    int net[6] = {static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_GBITS, 1, 1 << 20)),
-                  static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_LATENCY_US, 0, 1 << 20)),
-                  lo,
-                  hi,
-                  -lo,
-                  -hi};
-    err = PMPI_Allreduce(MPI_IN_PLACE, net, 6, MPI_INT, MPI_MIN, comm->mpi);
+    const int wlo = static_cast<int>(hw & 0x7fffffff), whi = static_cast<int>(hw >> 31);
+    int net[10] = {static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_GBITS, 1, 1 << 20)),
+                   static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_LATENCY_US, 0, 1 << 20)),
+                   lo,
+                   hi,
+                   -lo,
+                   -hi,
+                   wlo,
+                   whi,
+                   -wlo,
+                   -whi};
+    err = PMPI_Allreduce(MPI_IN_PLACE, net, 10, MPI_INT, MPI_MIN, comm->mpi);
     if (err != MPI_SUCCESS) {
       comm->FailMpi(err, "weftCommInitMPI: agreeing on WEFT_NET_GBITS");
       SetThreadLastError(comm->LastError());
@@ -129,10 +144,14 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
                 "WEFT_RECIPE or WEFT_TUNE differ between ranks: both ignored on this "
                 "communicator (every rank must choose the same recipes)");
     }
+    if (net[6] == -net[8] && net[7] == -net[9]) {
+      comm->wisdom = std::move(wisdom);
+    } else if (comm->rank == 0) {
+      WEFT_WARN(kInit,
+                "ranks hold different wisdom for this communicator (WEFT_WISDOM or the file "
+                "differs): none is used, recipes are chosen by the cost model");
+    }
   }
-  int world_rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  SetLogRank(world_rank);
   LogVersionOnce();
   WEFT_INFO(kInit, "comm %p: rank %d of %d, %d node(s), %d rank(s) on this node", (void*)comm.get(),
             comm->rank, comm->size, comm->topo.num_nodes(),

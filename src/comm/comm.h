@@ -15,7 +15,9 @@
 
 #include "core/hot_path.h"
 #include "core/status.h"
+#include "sched/recipe.h"
 #include "topo/discover_topology.h"
+#include "tune/wisdom.h"
 
 namespace weft {
 class ProgramCache;
@@ -72,6 +74,12 @@ struct weftComm {
   /// Every rank has the same WEFT_RECIPE and WEFT_TUNE (checked at creation); else both are
   /// ignored on this communicator.
   bool selection_knobs_agreed = true;
+  /// The wisdom section every rank holds for this communicator's shape (comm/wisdom_load.h),
+  /// or null: calibrated model parameters and measured recipe winners.
+  std::shared_ptr<const weft::tune::WisdomSection> wisdom;
+  /// Set by tools (weft-tune) identically on every rank: the recipe every compiled collective
+  /// it applies to uses, before WEFT_RECIPE, WEFT_TUNE and wisdom. Changing it clears `cache`.
+  std::shared_ptr<const weft::sched::Recipe> tool_recipe;
   int net_gbits = 100;
   int net_latency_us = 2;
   /// Node peers' user buffers are reachable by single copy (CMA probed at creation, WEFT_CMA).

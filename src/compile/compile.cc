@@ -10,7 +10,27 @@
 
 namespace weft::sched {
 
-std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
+namespace {
+// Where oneshot (one copy in, one pass out) stops beating shmpipe, by the largest buffer of
+// the call. Measured at 2 ranks in two runs of weft-tune --regret -b 4 -e 64M -f 4
+// (bench/2026-12-02-tuning): at a largest buffer of 8 KiB oneshot beat shmpipe by 1.14-1.32x
+// for reduce_scatter, allgather and alltoall (4 KiB blocks), and at 16 KiB by 1.11x (bcast)
+// and 1.27-1.36x (reduce), whose ranks read one peer's buffer at most; allreduce at 16 KiB
+// went either way (1.41x, 1.0x), so it keeps 4 KiB (docs/intra-node.md's measurement).
+uint64_t OneShotMaxBytes(Coll c) {
+  switch (c) {
+    case Coll::kAllReduce:
+      return 4u << 10;
+    case Coll::kBroadcast:
+    case Coll::kReduce:
+      return 16u << 10;
+    default:
+      return 8u << 10;
+  }
+}
+}  // namespace
+
+std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every) {
   std::vector<Recipe> out;
   auto add = [&](const char* gen, std::vector<int> factors, uint64_t chunk = 0) {
     Recipe r{gen, std::move(factors), chunk};
@@ -23,7 +43,9 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
   // rank the point-to-point schedules first; measured at 2 ranks (docs/intra-node.md), oneshot
   // and shmpipe beat them at every size and collective, oneshot up to about 4 KiB (one copy in,
   // one pass out, two waits) and shmpipe above (1.4-2x oneshot at 32 KiB, whose every rank
-  // reads every peer's whole input).
+  // reads every peer's whole input); OneShotMaxBytes has the cut-off per collective. (Later,
+  // two runs of weft-tune --regret found ring or rexch:-2,2 ahead of shmpipe for allreduce at
+  // 1-4 MiB by 1.17-1.27x: wisdom records such winners; the rule here keeps shmpipe.)
   // A bcast from 64 KiB up reads the root's buffer by single copy where permitted: one copy
   // instead of two, 1.37-1.75x native against shmpipe's 1.0-1.26x from 64 KiB to 16 MiB (two
   // runs of WEFT_RECIPE=cma|shmpipe weft-bench broadcast -b 64K -e 16M -f 4). For allgather and
@@ -35,11 +57,17 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env) {
   if (env.shared_memory) {
     if (env.zero_copy) add("zerocopy", {});
     const uint64_t largest = std::max(SendBytes(spec, spec.root), RecvBytes(spec, spec.root));
-    if (spec.coll == Coll::kBroadcast && largest >= (64u << 10) && !env.slots_streamed) {
+    if (spec.coll == Coll::kBroadcast &&
+        (every || (largest >= (64u << 10) && !env.slots_streamed))) {
       add("cma", {});
     }
-    if (out.empty()) add(largest <= (4u << 10) ? "oneshot" : "shmpipe", {});
-    if (!out.empty()) return out;
+    if (every) {
+      add("oneshot", {});
+      add("shmpipe", {});
+    } else if (out.empty()) {
+      add(largest <= OneShotMaxBytes(spec.coll) ? "oneshot" : "shmpipe", {});
+    }
+    if (!out.empty() && !every) return out;
   }
   switch (spec.coll) {
     case Coll::kAllReduce: {
@@ -119,6 +147,37 @@ uint64_t RecipeScaleUnit(const CollSpec& spec, const Recipe& recipe) {
   return FindGenerator(recipe.generator)->ScaleUnit(spec, recipe.factors);  // 0 if it chunks
 }
 
+namespace {
+double ModelUs(const CollSpec& spec, const Recipe& r, const tune::CostModel& model) {
+  double worst = 0;
+  const int P = spec.nranks;
+  for (int rank : {0, P / 2, P - 1}) {
+    worst = std::max(worst, tune::EstimateProgramUs(BuildProgram(spec, r, rank), model));
+  }
+  return worst;
+}
+}  // namespace
+
+std::vector<RankedRecipe> RankRecipes(const CollSpec& spec, const GenEnv& env,
+                                      const tune::CostModel& model) {
+  Recipe chosen;
+  std::string why;
+  if (!SelectRecipe(spec, env, model, nullptr, &chosen, &why)) return {};
+  std::vector<RankedRecipe> out{{chosen, ModelUs(spec, chosen, model)}};
+  for (Recipe& r : CandidateRecipes(spec, env, /*every=*/true)) {
+    // Two families can name one recipe (at P = 2, rexch's default and its radix-2 form).
+    if (std::any_of(out.begin(), out.end(), [&](const RankedRecipe& x) { return x.recipe == r; })) {
+      continue;
+    }
+    const double us = ModelUs(spec, r, model);
+    out.push_back({std::move(r), us});
+  }
+  std::stable_sort(out.begin() + 1, out.end(), [](const RankedRecipe& a, const RankedRecipe& b) {
+    return a.model_us < b.model_us;
+  });
+  return out;
+}
+
 bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel& model,
                   const Recipe* forced, Recipe* out, std::string* why) {
   if (forced != nullptr) {
@@ -137,7 +196,6 @@ bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel
     return true;
   }
   double best = std::numeric_limits<double>::infinity();
-  const int P = spec.nranks;
   const double latency = std::min(model.intra.latency_us, model.inter.latency_us);
   for (const Recipe& r : cands) {
     // A schedule whose latency alone loses is not built: a ring at P = 4096 has 8190 rounds,
@@ -145,10 +203,7 @@ bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel
     if (r.levels.empty() && FindGenerator(r.generator)->MinRounds(spec) * latency >= best) {
       continue;
     }
-    double worst = 0;
-    for (int rank : {0, P / 2, P - 1}) {
-      worst = std::max(worst, tune::EstimateProgramUs(BuildProgram(spec, r, rank), model));
-    }
+    const double worst = ModelUs(spec, r, model);
     if (worst < best) {
       best = worst;
       *out = r;

@@ -13,8 +13,10 @@
 namespace weft::sched {
 
 /// The recipes selection considers for spec, in order of preference on a tie. Each names an
-/// accepting generator (checked by Decline).
-std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env);
+/// accepting generator (checked by Decline). On a node's shared memory selection takes the
+/// shared-memory schedule its measured size rule names; `every` lists all of them and the
+/// point-to-point ones too (what a tuner measures).
+std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every = false);
 
 /// Picks the recipe for spec: `forced` when non-null and accepted (else *why says why not and
 /// false is returned), otherwise the candidate with the lowest modelled time (the largest
@@ -22,6 +24,17 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env);
 /// accepts the shape (the caller falls back to native MPI).
 bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel& model,
                   const Recipe* forced, Recipe* out, std::string* why);
+
+/// A candidate and its modelled time (the largest estimate over ranks 0, P/2 and P-1).
+struct RankedRecipe {
+  Recipe recipe;
+  double model_us = 0;
+};
+
+/// SelectRecipe's choice first, then every other candidate (CandidateRecipes with `every`)
+/// by modelled time, fastest first. For tuners: it builds every candidate.
+std::vector<RankedRecipe> RankRecipes(const CollSpec& spec, const GenEnv& env,
+                                      const tune::CostModel& model);
 
 /// "" when recipe can build spec; otherwise why not.
 std::string DeclineRecipe(const CollSpec& spec, const Recipe& recipe, const GenEnv& env);

@@ -217,7 +217,7 @@ bool Engine::Step(int r) {
           KWayReduce(Resolve(r, in.dst), srcs.data(), static_cast<int>(srcs.size()),
                      in.bytes / sched::ElemBytes(spec_), spec_.dtype, in.redop);
         }
-        st.clock += opt_.model.ReduceUs(in.bytes * in.srcs.size());
+        st.clock += opt_.model.ReduceUs(in.bytes * in.srcs.size(), spec_.dtype);
         break;
       }
       case Opcode::kSend:

@@ -22,7 +22,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
         total += m.CopyUs(in.bytes);
         break;
       case ir::Opcode::kReduce:
-        total += m.ReduceUs(in.bytes * in.srcs.size());
+        total += m.ReduceUs(in.bytes * in.srcs.size(), p.dtype);
         break;
       case ir::Opcode::kSend:
       case ir::Opcode::kRecv: {

@@ -30,7 +30,9 @@ struct CostModel {
   double link_message_us = 0.0;
   double counter_wait_us = 0.15;  // a node counter seen from another core (cache line)
   double copy_gbytes_per_s = 10.0;
-  double reduce_gbytes_per_s = 6.0;       // bytes read by a reduce
+  double reduce_gbytes_per_s = 6.0;  // bytes read by a reduce
+  /// Same for fp16 and bf16, which the kernels widen to fp32 and back (0: reduce_gbytes_per_s).
+  double reduce_half_gbytes_per_s = 0.0;
   std::shared_ptr<const Topology> nodes;  // which rank is on which node (null: all on one)
 
   /// Ranks that share one node's network link: in a round of a symmetric schedule every rank
@@ -46,7 +48,12 @@ struct CostModel {
   /// Seconds-free helpers: microseconds to move or process `bytes`.
   double WireUs(const LinkTier& t, uint64_t bytes) const { return bytes / (t.gbytes_per_s * 1e3); }
   double CopyUs(uint64_t bytes) const { return bytes / (copy_gbytes_per_s * 1e3); }
-  double ReduceUs(uint64_t bytes_read) const { return bytes_read / (reduce_gbytes_per_s * 1e3); }
+  double ReduceUs(uint64_t bytes_read, weftDataType_t t = weftFloat32) const {
+    const bool half = t == weftFloat16 || t == weftBfloat16;
+    const double rate =
+        half && reduce_half_gbytes_per_s > 0 ? reduce_half_gbytes_per_s : reduce_gbytes_per_s;
+    return bytes_read / (rate * 1e3);
+  }
 };
 
 /// A quick estimate of one rank's program alone (no waiting on peers): per round between

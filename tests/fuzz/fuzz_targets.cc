@@ -10,6 +10,7 @@
 #include "sched/ir/text.h"
 #include "sched/recipe.h"
 #include "topo/topology.h"
+#include "tune/wisdom.h"
 
 namespace weft::fuzz {
 namespace {
@@ -75,6 +76,22 @@ void Topology(const uint8_t* data, size_t size) {
   Require(again.ToText() == dumped, "dumping is a fixed point", dumped);
 }
 
+// A wisdom file that parses prints and parses back to the same text (a file weft-tune rewrote
+// reads as the one it read).
+void Wisdom(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  tune::Wisdom w;
+  std::string why;
+  if (!tune::ParseWisdom(text, &w, &why)) {
+    Require(!why.empty(), "a refused file says why", text);
+    return;
+  }
+  const std::string printed = tune::WisdomText(w);
+  tune::Wisdom again;
+  Require(tune::ParseWisdom(printed, &again, &why), "printed wisdom parses", printed + why);
+  Require(tune::WisdomText(again) == printed, "printing is a fixed point", printed);
+}
+
 // Tool arguments, split at spaces, as weft-sim and weft-plan read them.
 void SpecArgs(const uint8_t* data, size_t size) {
   std::vector<std::string> words{"weft-sim"};
@@ -99,8 +116,11 @@ void SpecArgs(const uint8_t* data, size_t size) {
   }
 }
 
-const Target kTargets[] = {
-    {"recipe", Recipe}, {"ir", Ir}, {"topology", Topology}, {"spec_args", SpecArgs}};
+const Target kTargets[] = {{"recipe", Recipe},
+                           {"ir", Ir},
+                           {"topology", Topology},
+                           {"spec_args", SpecArgs},
+                           {"wisdom", Wisdom}};
 
 }  // namespace
 

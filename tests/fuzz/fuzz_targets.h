@@ -16,7 +16,8 @@ struct Target {
 };
 
 /// Every target: recipe (WEFT_RECIPE, --recipe), ir (weft-plan's program text), topology
-/// (WEFT_TOPO_DUMP_FILE, weft-info --topology), spec_args (weft-sim and weft-plan arguments).
+/// (WEFT_TOPO_DUMP_FILE, weft-info --topology), spec_args (weft-sim and weft-plan arguments),
+/// wisdom (WEFT_WISDOM files).
 const Target* Targets(size_t* count);
 
 }  // namespace weft::fuzz

@@ -1,0 +1,37 @@
+// Which recipe a compiled collective runs, decided from what every rank of the communicator
+// knows identically. In order, the first that names a recipe applying to the call decides:
+// a tool's recipe (Comm::tool_recipe, weft-tune), WEFT_RECIPE, WEFT_TUNE's entries, the
+// wisdom section's measured winners, and else the cost model (with the wisdom's calibrated
+// parameters where there is a section). A recipe that does not apply to the call (its
+// generator declines the shape) passes the decision on, logged at INFO.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "call/coll_args.h"
+#include "sched/algos/generator.h"
+#include "sched/coll_spec.h"
+#include "sched/recipe.h"
+#include "tune/cost_model.h"
+
+namespace weft {
+
+/// What selection sees for one call.
+struct SelectionInput {
+  sched::CollSpec spec;
+  sched::GenEnv env;
+  tune::CostModel model;
+};
+
+/// Fills *in for args on comm; false for kinds that have no schedules (gather, the
+/// v-collectives, ...) or with WEFT_SCHEDULES=0.
+bool MakeSelectionInput(const Comm& comm, const CollArgs& args, SelectionInput* in);
+
+/// Chooses the recipe; false when none applies (the call runs native MPI). *decided_by names
+/// what decided ("tool", "WEFT_RECIPE", "WEFT_TUNE", "wisdom", "model").
+bool ChooseRecipe(const Comm& comm, const SelectionInput& in, sched::Recipe* out, std::string* why,
+                  const char** decided_by);
+
+}  // namespace weft
