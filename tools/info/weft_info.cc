@@ -4,6 +4,7 @@
 //   weft-info --ir-markdown   the opcode table of docs/ir.md (generated from opcodes.def)
 //   weft-info --topology FILE load a topology dump (WEFT_TOPO_DUMP_FILE) and print its layout
 //   weft-info --devices       the number of devices of the active backend (WEFT_DEVICE)
+//   weft-info --wisdom FILE   what a wisdom file (weft-tune, WEFT_WISDOM) holds, per section
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -19,6 +20,41 @@
 #endif
 #include "sched/ir/program.h"
 #include "topo/topology.h"
+#include "tune/wisdom.h"
+
+namespace {
+
+// Prints each section: its key, calibrated parameters (with the model's default beside) and
+// per-range recipes. 1 when the file does not parse, with the line and reason.
+int PrintWisdom(const char* path) {
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  weft::tune::Wisdom w;
+  std::string why = f ? "" : "cannot read the file";
+  if (!why.empty() || !weft::tune::ParseWisdom(text.str(), &w, &why)) {
+    std::fprintf(stderr, "weft-info: %s: %s\n", path, why.c_str());
+    return 1;
+  }
+  std::printf("%s: wisdom version %d, %zu section(s)\n", path, weft::tune::kWisdomVersion,
+              w.sections.size());
+  const weft::tune::CostModel defaults;
+  for (const weft::tune::WisdomSection& s : w.sections) {
+    std::printf("\n%d ranks, nodes %s\n  mpi %s\n  cpu %s\n", s.key.ranks, s.key.topology.c_str(),
+                s.key.mpi.c_str(), s.key.cpu.c_str());
+    for (const weft::tune::WisdomParam& p : s.params) {
+      double d = 0;
+      weft::tune::GetParam(defaults, p.name, &d);
+      std::printf("  %-26s %10.4g  (model default %g)\n", p.name.c_str(), p.value, d);
+    }
+    for (const weft::tune::Override& o : s.ranges) {
+      std::printf("  %s\n", weft::tune::OverrideText(o).c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--env-markdown") == 0) {
@@ -49,6 +85,7 @@ int main(int argc, char** argv) {
     std::printf("\n");
     return 0;
   }
+  if (argc > 2 && std::strcmp(argv[1], "--wisdom") == 0) return PrintWisdom(argv[2]);
   weft::device::Backend* backend = nullptr;
   const bool backend_ok = weft::device::GetBackend(&backend) == weftSuccess;
   if (argc > 1 && std::strcmp(argv[1], "--devices") == 0) {
@@ -58,7 +95,7 @@ int main(int argc, char** argv) {
   if (argc > 1) {
     std::fprintf(stderr,
                  "usage: weft-info [--env-markdown | --ir-markdown | --topology FILE | "
-                 "--devices]\n");
+                 "--devices | --wisdom FILE]\n");
     return 2;
   }
   std::printf("weft build\n");

@@ -1,0 +1,213 @@
+#include "calibrate.h"
+
+#include <mpi.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+#include "core/dtype.h"
+#include "exec/reduce_kernels.h"
+
+namespace weft::tune_tool {
+namespace {
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Half the median round trip of `bytes` between ranks a and b of comm (-1 elsewhere).
+double PingPongUs(MPI_Comm comm, int me, int a, int b, size_t bytes, int iters) {
+  if (me != a && me != b) return -1;
+  std::vector<unsigned char> buf(std::max<size_t>(bytes, 1));
+  const int n = static_cast<int>(bytes), peer = me == a ? b : a;
+  std::vector<double> rt;
+  for (int i = 0; i < iters + 3; ++i) {
+    const double t0 = MPI_Wtime();
+    if (me == a) {
+      MPI_Send(buf.data(), n, MPI_BYTE, peer, 1, comm);
+      MPI_Recv(buf.data(), n, MPI_BYTE, peer, 1, comm, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf.data(), n, MPI_BYTE, peer, 1, comm, MPI_STATUS_IGNORE);
+      MPI_Send(buf.data(), n, MPI_BYTE, peer, 1, comm);
+    }
+    if (i >= 3) rt.push_back((MPI_Wtime() - t0) * 1e6 / 2);
+  }
+  return Median(rt);
+}
+
+// Time on a for `k` 8-byte sends posted together and acknowledged by b.
+double BurstUs(MPI_Comm comm, int me, int a, int b, int k) {
+  std::vector<MPI_Request> reqs(k);
+  std::vector<double> bufs(k);
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < k; ++i) {
+    if (me == a) MPI_Isend(&bufs[i], 8, MPI_BYTE, b, 2, comm, &reqs[i]);
+    if (me == b) MPI_Irecv(&bufs[i], 8, MPI_BYTE, a, 2, comm, &reqs[i]);
+  }
+  MPI_Waitall(k, reqs.data(), MPI_STATUSES_IGNORE);
+  char ack = 0;
+  if (me == b) MPI_Send(&ack, 0, MPI_BYTE, a, 3, comm);
+  if (me == a) MPI_Recv(&ack, 0, MPI_BYTE, b, 3, comm, MPI_STATUS_IGNORE);
+  return (MPI_Wtime() - t0) * 1e6;
+}
+
+double MessageOverheadUs(MPI_Comm comm, int me, int a, int b) {
+  if (me != a && me != b) return -1;
+  std::vector<double> one, many;
+  for (int i = 0; i < 23; ++i) {
+    one.push_back(BurstUs(comm, me, a, b, 1));
+    many.push_back(BurstUs(comm, me, a, b, 64));
+  }
+  return std::max(0.0, (Median(many) - Median(one)) / 63);
+}
+
+// Half the round trip of a counter in shared memory between local ranks 0 and 1 of this
+// machine (MPI's shared-memory split); -1 where there is no second rank.
+double CounterWaitUs(MPI_Comm world) {
+  MPI_Comm local;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  int lr = 0, ln = 0;
+  MPI_Comm_rank(local, &lr);
+  MPI_Comm_size(local, &ln);
+  double us = -1;
+  if (ln >= 2) {
+    MPI_Win win;
+    std::atomic<uint64_t>* flag = nullptr;
+    MPI_Win_allocate_shared(lr == 0 ? 64 : 0, 1, MPI_INFO_NULL, local, &flag, &win);
+    MPI_Aint size = 0;
+    int disp = 0;
+    MPI_Win_shared_query(win, 0, &size, &disp, &flag);
+    if (lr == 0) flag->store(0);
+    MPI_Barrier(local);
+    const int iters = 20000;
+    if (lr < 2) {
+      const double t0 = MPI_Wtime();
+      for (uint64_t i = 0; i < iters; ++i) {
+        const uint64_t want = 2 * i + lr;
+        int spins = 0;
+        while (flag->load(std::memory_order_acquire) != want) {
+          if (++spins > 1000) sched_yield();  // oversubscribed: let the peer run
+        }
+        flag->store(want + 1, std::memory_order_release);
+      }
+      us = (MPI_Wtime() - t0) * 1e6 / (2.0 * iters);
+    }
+    MPI_Barrier(local);
+    MPI_Win_free(&win);
+  }
+  MPI_Comm_free(&local);
+  return us;
+}
+
+// Buffers twice the last-level cache (as weft-bench rotates through): the copies and reduces
+// that matter to the choice are those of large calls, whose data comes from memory.
+size_t OutOfCacheBytes() {
+  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return std::clamp<size_t>(llc > 0 ? 2 * static_cast<size_t>(llc) : (64u << 20), 8u << 20,
+                            256u << 20);
+}
+
+double CopyGBps() {
+  const size_t n = OutOfCacheBytes();
+  std::vector<unsigned char> a(n, 1), b(n, 2);
+  std::vector<double> t;
+  for (int i = 0; i < 7; ++i) {
+    const double t0 = MPI_Wtime();
+    std::memcpy(i % 2 ? a.data() : b.data(), i % 2 ? b.data() : a.data(), n);
+    t.push_back(MPI_Wtime() - t0);
+  }
+  return n / Median(t) / 1e9;
+}
+
+double ReduceGBps(weftDataType_t type) {
+  const size_t bytes = OutOfCacheBytes() / 2, n = bytes / TypeSize(type);
+  std::vector<unsigned char> a(bytes, 0), b(bytes, 0);
+  std::vector<double> t;
+  for (int i = 0; i < 7; ++i) {
+    const double t0 = MPI_Wtime();
+    ReduceInPlace(a.data(), b.data(), n, type, weftSum);
+    t.push_back(MPI_Wtime() - t0);
+  }
+  return 2.0 * bytes / Median(t) / 1e9;
+}
+
+std::string Fmt(const char* f, double v) {
+  char b[128];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+}  // namespace
+
+std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* notes) {
+  MPI_Comm c = comm.mpi;
+  const int me = comm.rank;
+  const auto& node0 = comm.topo.ranks_of_node[comm.topo.node_of_rank[0]];
+  const int intra = node0.size() > 1 ? node0[1] : -1;
+  int inter = -1;
+  for (int r = 0; r < comm.size && inter < 0; ++r) {
+    if (comm.topo.node_of_rank[r] != comm.topo.node_of_rank[0]) inter = r;
+  }
+  // v: values measured on rank 0 (or on the pair's first rank, which is rank 0), broadcast.
+  // -1: not measured (no such pair), and the model keeps its default.
+  double v[9];
+  std::fill(v, v + 9, -1.0);
+  const size_t big = 4u << 20;
+  for (int tier = 0; tier < 2; ++tier) {
+    const int b = tier == 0 ? intra : inter;
+    MPI_Barrier(c);
+    if (b < 0) continue;
+    const double lat = PingPongUs(c, me, 0, b, 8, 200);
+    const double half = PingPongUs(c, me, 0, b, big, 12);
+    if (me == 0) {
+      v[2 * tier] = lat;
+      v[2 * tier + 1] = big / std::max(half - lat, 1e-3) / 1e3;
+    }
+  }
+  MPI_Barrier(c);
+  const int pair = intra >= 0 ? intra : inter;
+  if (pair >= 0) {
+    const double o = MessageOverheadUs(c, me, 0, pair);
+    if (me == 0) v[4] = o;
+  }
+  MPI_Barrier(c);
+  const double cw = CounterWaitUs(c);
+  if (me == 0) {
+    v[5] = cw;
+    v[6] = CopyGBps();
+    v[7] = ReduceGBps(weftFloat32);
+    v[8] = ReduceGBps(weftFloat16);
+  }
+  MPI_Bcast(v, 9, MPI_DOUBLE, 0, c);
+  static const char* const kNames[9] = {
+      "intra.latency_us",   "intra.gbytes_per_s",  "inter.latency_us",
+      "inter.gbytes_per_s", "message_overhead_us", "counter_wait_us",
+      "copy_gbytes_per_s",  "reduce_gbytes_per_s", "reduce_half_gbytes_per_s"};
+  static const char* const kHow[9] = {
+      "8 B ping-pong, half round trip, rank 0 and a rank of its node",
+      "4 MiB ping-pong, bytes over (half round trip - latency)",
+      "8 B ping-pong, half round trip, rank 0 and a rank of another node",
+      "4 MiB ping-pong across nodes",
+      "64 sends posted together against one, extra time per send",
+      "shared-memory counter handed between two ranks, half round trip",
+      "memcpy, buffers twice the last-level cache",
+      "reduce kernel, fp32 sum, out of cache, bytes read",
+      "reduce kernel, fp16 sum, bytes read"};
+  std::vector<tune::WisdomParam> out;
+  for (int i = 0; i < 9; ++i) {
+    if (v[i] < 0) {
+      notes->push_back(std::string(kNames[i]) + ": not measured (" + kHow[i] + "; no such pair)");
+      continue;
+    }
+    out.push_back({kNames[i], v[i]});
+    notes->push_back(std::string(kNames[i]) + Fmt(" = %.4g: ", v[i]) + kHow[i]);
+  }
+  return out;
+}
+
+}  // namespace weft::tune_tool
