@@ -12,6 +12,7 @@
 #include "compile/compile.h"
 #include "core/dtype.h"
 #include "sched/ir/program.h"
+#include "tune/wisdom.h"
 
 namespace weft::tools {
 namespace {
@@ -29,6 +30,33 @@ bool ReadTopology(const std::string& v, Topology* t, std::string* why) {
   return Topology::FromText(text.str(), t, why);
 }
 
+// The calibrated parameters of the first section of a wisdom file for the call's rank count
+// (and node shape, where the section names one), applied to a->model; later flags such as
+// --net-gbits do not override them (they are applied last).
+bool ApplyWisdom(const std::string& path, SpecArgs* a) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  tune::Wisdom w;
+  std::string why = in ? "" : "cannot read it";
+  if (!why.empty() || !tune::ParseWisdom(text.str(), &w, &why)) {
+    a->rest_error = "--wisdom " + path + ": " + why;
+    return false;
+  }
+  const std::string shape =
+      a->spec.nodes ? a->spec.nodes->ShapeText() : "1x" + std::to_string(a->spec.nranks);
+  for (const tune::WisdomSection& sec : w.sections) {
+    if (sec.key.ranks == a->spec.nranks &&
+        (sec.key.topology.empty() || sec.key.topology == shape)) {
+      tune::ApplyParams(sec, &a->model);
+      return true;
+    }
+  }
+  a->rest_error = "--wisdom " + path + ": no section for " + std::to_string(a->spec.nranks) +
+                  " ranks on nodes " + shape;
+  return false;
+}
+
 }  // namespace
 
 const char* SpecUsage() {
@@ -36,7 +64,7 @@ const char* SpecUsage() {
          "  [--dtype T] [--op sum|prod|max|min|matmul2x2] [--root R] [--in-place]\n"
          "  [--recipe GEN[:FACTORS][@CHUNK]] [--net-gbits G]\n"
          "  [--net-latency-us US] [--net-message-us US]\n"
-         "  [--topology NODESxRANKS[:rr] | L1+L2+... | @FILE]\n";
+         "  [--topology NODESxRANKS[:rr] | L1+L2+... | @FILE] [--wisdom FILE]\n";
 }
 
 bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
@@ -46,6 +74,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
     return false;
   }
   bool have_p = false;
+  std::string wisdom_path;
   for (int i = 2; i < argc; ++i) {
     const std::string f = argv[i];
     auto value = [&](std::string* v) {
@@ -98,6 +127,9 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       const double us = ok ? std::strtod(v.c_str(), &end) : 0;
       ok = ok && end != v.c_str() && *end == 0 && us >= 0 && us <= 1e6;
       (f == "--net-latency-us" ? a->model.inter.latency_us : a->model.link_message_us) = us;
+    } else if (f == "--wisdom") {
+      // The calibrated parameters of a weft-tune file's section for -p ranks (applied below).
+      ok = value(&wisdom_path);
     } else if (f == "--topology") {
       // NxR, NxR:rr, node sizes (3+1), or @FILE holding the text form (weft-info --topology).
       Topology t;
@@ -122,6 +154,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
     a->rest_error = "-p P is required";
     return false;
   }
+  if (!wisdom_path.empty() && !ApplyWisdom(wisdom_path, a)) return false;
   if (a->spec.op == ir::kOpMatMul2x2) a->spec.dtype = weftUint64;
   // Every rank's buffers of the call, as the simulator holds them at once (an upper bound:
   // blocks of P count elements on one side for allgather and reduce_scatter, both for alltoall).

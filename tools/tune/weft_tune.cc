@@ -38,11 +38,13 @@ struct Options {
   double turn_us = 5000;
   bool regret = false, calibrate = true;
   uint64_t max_buffer = 512u << 20;  // per rank, send plus receive: larger points are skipped
+  std::string csv;                   // every timing, one line each (rank 0 writes)
+  FILE* csv_file = nullptr;
 };
 
 const char kUsage[] =
     "usage: mpiexec -n P weft-tune [--out FILE] [--colls LIST] [-b BYTES] [-e BYTES] [-f N]\n"
-    "                              [--top K] [--reps R] [--no-calibrate] [--regret]\n"
+    "                              [--top K] [--reps R] [--no-calibrate] [--regret] [--csv FILE]\n"
     "  --out FILE      wisdom file to write (default: WEFT_WISDOM, else the default location);\n"
     "                  a section for another shape already there is kept\n"
     "  --colls LIST    comma list of allreduce, reduce_scatter, allgather, bcast, reduce,\n"
@@ -53,7 +55,8 @@ const char kUsage[] =
     "  --reps R        turns per size; the median is kept (default 9)\n"
     "  --no-calibrate  keep the model's default parameters\n"
     "  --regret        write nothing: time the default choice (with the wisdom in use) and\n"
-    "                  every candidate, and print default/best per row\n";
+    "                  every candidate, and print default/best per row\n"
+    "  --csv FILE      every timing: collective,bytes,recipe,measured_us,model_us,default\n";
 
 bool Parse(int argc, char** argv, Options* o, std::string* err) {
   for (int i = 1; i < argc; ++i) {
@@ -74,6 +77,8 @@ bool Parse(int argc, char** argv, Options* o, std::string* err) {
       o->calibrate = false;
     } else if (a == "--out") {
       if (!value(&o->out)) return false;
+    } else if (a == "--csv") {
+      if (!value(&o->csv)) return false;
     } else if (a == "--colls") {
       if (!value(&v)) return false;
       std::istringstream is(v);
@@ -196,6 +201,15 @@ bool Sweep(Comm& comm, const Options& o, std::vector<Row>* rows) {
                      sched::CollName(coll), static_cast<unsigned long long>(bytes), err.c_str());
         return false;
       }
+      if (o.csv_file != nullptr) {
+        for (size_t i = 0; i < t.size(); ++i) {
+          const double model = i == 0 ? -1 : cands[i - 1].model_us;
+          std::fprintf(o.csv_file, "%s,%llu,%s,%.3f,%.3f,%d\n", sched::CollName(coll),
+                       static_cast<unsigned long long>(bytes), t[i].recipe.c_str(), t[i].us, model,
+                       i == 0 ? 1 : 0);
+        }
+        std::fflush(o.csv_file);
+      }
       // The choice's time is its recipe's, forced and timed in the same turns as the others
       // (the default plan runs too: it names the choice), so a tie reads 1.000.
       size_t chosen = 0, best = 1;
@@ -296,8 +310,15 @@ int Main(int argc, char** argv) {
     // The default choice the tuner measures is the calibrated model's, never older wisdom.
     comm.wisdom = std::make_shared<const tune::WisdomSection>(section);
   }
+  if (rank == 0 && !o.csv.empty()) {
+    o.csv_file = std::fopen(o.csv.c_str(), "w");
+    if (o.csv_file == nullptr) std::fprintf(stderr, "weft-tune: cannot write %s\n", o.csv.c_str());
+    if (o.csv_file)
+      std::fputs("collective,bytes,recipe,measured_us,model_us,default\n", o.csv_file);
+  }
   std::vector<Row> rows;
   const bool ok = Sweep(comm, o, &rows);
+  if (o.csv_file != nullptr) std::fclose(o.csv_file);
   int code = ok ? 0 : 1;
   if (ok && rank == 0) {
     const std::string table = TableText(rows, o.regret);
