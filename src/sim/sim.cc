@@ -189,7 +189,11 @@ void Engine::Match(Message& m) {
   if (opt_.check_data && m.send_bytes) std::memcpy(m.to, m.from, m.send_bytes);
   const tune::LinkTier& tier = opt_.model.Tier(m.src, m.dst);
   const double wire = LinkUs(tier, m.send_bytes);
-  const double arrival = m.inject_end + tier.latency_us;
+  double arrival = m.inject_end + tier.latency_us;
+  // Rendezvous: the data moves once the receive is posted and the handshake is done.
+  if (tier.Rendezvous(m.send_bytes)) {
+    arrival = std::max(arrival, m.recv_post + tier.latency_us + wire) + tier.rendezvous_us;
+  }
   const double rx_start = std::max(rx_free_[m.dst], arrival - wire);
   rx_free_[m.dst] = rx_start + wire;
   m.done = std::max(rx_start + wire, m.recv_post);

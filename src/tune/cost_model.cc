@@ -1,8 +1,18 @@
 #include "tune/cost_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace weft::tune {
+
+double LinkTier::Rate(uint64_t bytes) const {
+  constexpr double kMemoryBytes = 16u << 20;
+  if (cached_gbytes_per_s <= 0 || cached_bytes <= 0) return gbytes_per_s;
+  if (bytes <= cached_bytes) return cached_gbytes_per_s;
+  if (bytes >= kMemoryBytes || cached_bytes >= kMemoryBytes) return gbytes_per_s;
+  const double f = std::log(bytes / cached_bytes) / std::log(kMemoryBytes / cached_bytes);
+  return cached_gbytes_per_s * std::pow(gbytes_per_s / cached_gbytes_per_s, f);
+}
 
 double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
   double total = 0, latency = 0, wire_out = 0, wire_in = 0;
@@ -27,7 +37,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
       case ir::Opcode::kSend:
       case ir::Opcode::kRecv: {
         const LinkTier& t = m.Tier(p.rank, in.peer);
-        latency = std::max(latency, t.latency_us);
+        latency = std::max(latency, t.latency_us + (t.Rendezvous(in.bytes) ? t.rendezvous_us : 0));
         const uint64_t sharers = &t == &m.inter ? m.LinkSharers() : 1;
         (in.op == ir::Opcode::kSend ? wire_out : wire_in) +=
             m.WireUs(t, in.bytes * sharers) + (&t == &m.inter ? sharers * m.link_message_us : 0);

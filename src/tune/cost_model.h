@@ -18,6 +18,21 @@ namespace weft::tune {
 struct LinkTier {
   double latency_us = 1.0;
   double gbytes_per_s = 5.0;  // GB/s (1e9 bytes)
+  /// MPI sends messages above this many bytes by rendezvous: the data leaves only once the
+  /// receive is posted, after a handshake costing rendezvous_us more (0: every message eager).
+  /// Calibrated: Open MPI's shared-memory path here went from 0.5 us at 2 KiB to about 4 us
+  /// at 4 KiB in a ping-pong (weft-tune).
+  double eager_bytes = 0;
+  double rendezvous_us = 0;
+  /// Messages up to cached_bytes move at cached_gbytes_per_s (the buffers stay in cache);
+  /// from 16 MiB at gbytes_per_s (from memory); between, log-linearly (0: gbytes_per_s for
+  /// all). Calibrated on the development machine: 15-18 GB/s exchanged up to 2 MiB, 12 at
+  /// 4 MiB, 9 at 8 MiB, 6.6 at 16 MiB (MPI shared memory, both directions at once).
+  double cached_bytes = 0;
+  double cached_gbytes_per_s = 0;
+  bool Rendezvous(uint64_t bytes) const { return eager_bytes > 0 && bytes > eager_bytes; }
+  /// GB/s for a message of `bytes`.
+  double Rate(uint64_t bytes) const;
 };
 
 /// Costs of the operations a Program performs.
@@ -46,7 +61,7 @@ struct CostModel {
     return !nodes || nodes->node_of_rank[a] == nodes->node_of_rank[b] ? intra : inter;
   }
   /// Seconds-free helpers: microseconds to move or process `bytes`.
-  double WireUs(const LinkTier& t, uint64_t bytes) const { return bytes / (t.gbytes_per_s * 1e3); }
+  double WireUs(const LinkTier& t, uint64_t bytes) const { return bytes / (t.Rate(bytes) * 1e3); }
   double CopyUs(uint64_t bytes) const { return bytes / (copy_gbytes_per_s * 1e3); }
   double ReduceUs(uint64_t bytes_read, weftDataType_t t = weftFloat32) const {
     const bool half = t == weftFloat16 || t == weftBfloat16;

@@ -20,8 +20,16 @@ struct ParamField {
 const ParamField kParams[] = {
     {"intra.latency_us", [](CostModel& m) { return &m.intra.latency_us; }, 1e6},
     {"intra.gbytes_per_s", [](CostModel& m) { return &m.intra.gbytes_per_s; }, 1e5},
+    {"intra.eager_bytes", [](CostModel& m) { return &m.intra.eager_bytes; }, 1e12},
+    {"intra.rendezvous_us", [](CostModel& m) { return &m.intra.rendezvous_us; }, 1e6},
+    {"intra.cached_bytes", [](CostModel& m) { return &m.intra.cached_bytes; }, 1e12},
+    {"intra.cached_gbytes_per_s", [](CostModel& m) { return &m.intra.cached_gbytes_per_s; }, 1e5},
     {"inter.latency_us", [](CostModel& m) { return &m.inter.latency_us; }, 1e6},
     {"inter.gbytes_per_s", [](CostModel& m) { return &m.inter.gbytes_per_s; }, 1e5},
+    {"inter.eager_bytes", [](CostModel& m) { return &m.inter.eager_bytes; }, 1e12},
+    {"inter.rendezvous_us", [](CostModel& m) { return &m.inter.rendezvous_us; }, 1e6},
+    {"inter.cached_bytes", [](CostModel& m) { return &m.inter.cached_bytes; }, 1e12},
+    {"inter.cached_gbytes_per_s", [](CostModel& m) { return &m.inter.cached_gbytes_per_s; }, 1e5},
     {"message_overhead_us", [](CostModel& m) { return &m.message_overhead_us; }, 1e6},
     {"counter_wait_us", [](CostModel& m) { return &m.counter_wait_us; }, 1e6},
     {"copy_gbytes_per_s", [](CostModel& m) { return &m.copy_gbytes_per_s; }, 1e5},
@@ -187,7 +195,7 @@ std::string SectionText(const WisdomSection& s) {
   if (!s.key.cpu.empty()) line("cpu " + s.key.cpu);
   for (const WisdomParam& p : s.params) {
     std::ostringstream v;
-    v.precision(6);
+    v.precision(10);
     v << p.value;
     line("param " + p.name + " " + v.str());
   }

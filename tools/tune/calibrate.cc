@@ -40,6 +40,96 @@ double PingPongUs(MPI_Comm comm, int me, int a, int b, size_t bytes, int iters) 
   return Median(rt);
 }
 
+// Both ranks send `bytes` to each other at once; the median time of one exchange on a.
+double ExchangeUs(MPI_Comm comm, int me, int a, int b, size_t bytes, int iters) {
+  std::vector<unsigned char> out(bytes), in(bytes);
+  const int n = static_cast<int>(bytes), peer = me == a ? b : a;
+  std::vector<double> t;
+  for (int i = 0; i < iters + 1; ++i) {
+    MPI_Request r[2];
+    const double t0 = MPI_Wtime();
+    MPI_Irecv(in.data(), n, MPI_BYTE, peer, 4, comm, &r[0]);
+    MPI_Isend(out.data(), n, MPI_BYTE, peer, 4, comm, &r[1]);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    if (i >= 1) t.push_back((MPI_Wtime() - t0) * 1e6);
+  }
+  return Median(t);
+}
+
+// One link tier between ranks a and b: rank a measures and decides what to measure next (the
+// eager-limit search), announcing each step to b, which serves until told to stop.
+// out: latency_us, gbytes_per_s, eager_bytes, rendezvous_us, cached_bytes,
+// cached_gbytes_per_s (on a).
+void MeasureTier(MPI_Comm comm, int me, int a, int b, double out[6]) {
+  enum : uint64_t { kStop, kPingPong, kExchange };
+  if (me == b) {
+    for (;;) {
+      uint64_t step[3];
+      MPI_Recv(step, 3, MPI_UINT64_T, a, 9, comm, MPI_STATUS_IGNORE);
+      if (step[0] == kStop) return;
+      if (step[0] == kPingPong) PingPongUs(comm, me, a, b, step[1], static_cast<int>(step[2]));
+      if (step[0] == kExchange) ExchangeUs(comm, me, a, b, step[1], static_cast<int>(step[2]));
+    }
+  }
+  if (me != a) return;
+  auto run = [&](uint64_t kind, size_t bytes, int iters) {
+    uint64_t step[3] = {kind, bytes, static_cast<uint64_t>(iters)};
+    MPI_Send(step, 3, MPI_UINT64_T, b, 9, comm);
+    if (kind == kPingPong) return PingPongUs(comm, me, a, b, bytes, iters);
+    if (kind == kExchange) return ExchangeUs(comm, me, a, b, bytes, iters);
+    return 0.0;
+  };
+  const double lat = run(kPingPong, 8, 200);
+  // Bandwidth as schedules use it: both directions at once, from 256 KiB (in cache) to
+  // 16 MiB (from memory). cached_bytes: the largest size still within 80% of the best rate.
+  std::vector<double> rates;
+  std::vector<size_t> ex_sizes;
+  for (size_t sz = 256u << 10; sz <= (16u << 20); sz *= 2) {
+    ex_sizes.push_back(sz);
+    rates.push_back(sz / std::max(run(kExchange, sz, 6) - lat, 1e-3) / 1e3);
+  }
+  const double bw = rates.back(), top = *std::max_element(rates.begin(), rates.end());
+  size_t cached = 0;
+  for (size_t i = 0; i + 1 < rates.size(); ++i) {
+    if (rates[i] >= 0.8 * top) cached = i;
+  }
+  std::vector<double> in_cache(rates.begin(), rates.begin() + cached + 1);
+  out[4] = static_cast<double>(ex_sizes[cached]);
+  out[5] = Median(in_cache);
+  // The eager limit: the largest step in a ping-pong's time between doubling sizes, beyond
+  // what the bytes explain; then bisected to 64 bytes.
+  std::vector<size_t> sizes;
+  std::vector<double> t;
+  for (size_t sz = 256; sz <= (256u << 10); sz *= 2) {
+    sizes.push_back(sz);
+    t.push_back(run(kPingPong, sz, 40));
+  }
+  auto excess = [&](size_t lo, double t_lo, size_t hi, double t_hi) {
+    return (t_hi - t_lo) - (hi - lo) / (bw * 1e3);
+  };
+  size_t jump = 0;
+  for (size_t i = 1; i + 1 < sizes.size(); ++i) {
+    if (excess(sizes[i], t[i], sizes[i + 1], t[i + 1]) >
+        excess(sizes[jump], t[jump], sizes[jump + 1], t[jump + 1])) {
+      jump = i;
+    }
+  }
+  const double step = excess(sizes[jump], t[jump], sizes[jump + 1], t[jump + 1]);
+  out[0] = lat;
+  out[1] = bw;
+  out[2] = out[3] = 0;
+  if (step > std::max(0.5, 0.5 * t[jump])) {
+    size_t lo = sizes[jump], hi = sizes[jump + 1];
+    while (hi - lo > 64) {
+      const size_t mid = (lo + hi) / 2 / 64 * 64;
+      (excess(lo, t[jump], mid, run(kPingPong, mid, 40)) > step / 2 ? hi : lo) = mid;
+    }
+    out[2] = static_cast<double>(lo);
+    out[3] = step;
+  }
+  run(kStop, 0, 0);
+}
+
 // Time on a for `k` 8-byte sends posted together and acknowledged by b.
 double BurstUs(MPI_Comm comm, int me, int a, int b, int k) {
   std::vector<MPI_Request> reqs(k);
@@ -153,53 +243,68 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   for (int r = 0; r < comm.size && inter < 0; ++r) {
     if (comm.topo.node_of_rank[r] != comm.topo.node_of_rank[0]) inter = r;
   }
-  // v: values measured on rank 0 (or on the pair's first rank, which is rank 0), broadcast.
+  // v: values measured on rank 0 (the first rank of each measured pair), broadcast.
   // -1: not measured (no such pair), and the model keeps its default.
-  double v[9];
-  std::fill(v, v + 9, -1.0);
-  const size_t big = 4u << 20;
+  constexpr int kN = 17;
+  double v[kN];
+  std::fill(v, v + kN, -1.0);
   for (int tier = 0; tier < 2; ++tier) {
     const int b = tier == 0 ? intra : inter;
     MPI_Barrier(c);
     if (b < 0) continue;
-    const double lat = PingPongUs(c, me, 0, b, 8, 200);
-    const double half = PingPongUs(c, me, 0, b, big, 12);
-    if (me == 0) {
-      v[2 * tier] = lat;
-      v[2 * tier + 1] = big / std::max(half - lat, 1e-3) / 1e3;
-    }
+    double fit[6];
+    MeasureTier(c, me, 0, b, fit);
+    if (me == 0) std::copy(fit, fit + 6, v + 6 * tier);
   }
   MPI_Barrier(c);
   const int pair = intra >= 0 ? intra : inter;
   if (pair >= 0) {
     const double o = MessageOverheadUs(c, me, 0, pair);
-    if (me == 0) v[4] = o;
+    if (me == 0) v[12] = o;
   }
   MPI_Barrier(c);
   const double cw = CounterWaitUs(c);
+  // Copies and reduces on every rank at once, as a collective runs them: ranks of one machine
+  // share its memory bandwidth (2 ranks here: 15 GB/s copying alone, less together).
+  double local[3];
+  MPI_Barrier(c);
+  local[0] = CopyGBps();
+  MPI_Barrier(c);
+  local[1] = ReduceGBps(weftFloat32);
+  MPI_Barrier(c);
+  local[2] = ReduceGBps(weftFloat16);
   if (me == 0) {
-    v[5] = cw;
-    v[6] = CopyGBps();
-    v[7] = ReduceGBps(weftFloat32);
-    v[8] = ReduceGBps(weftFloat16);
+    v[13] = cw;
+    std::copy(local, local + 3, v + 14);
   }
-  MPI_Bcast(v, 9, MPI_DOUBLE, 0, c);
-  static const char* const kNames[9] = {
-      "intra.latency_us",   "intra.gbytes_per_s",  "inter.latency_us",
-      "inter.gbytes_per_s", "message_overhead_us", "counter_wait_us",
-      "copy_gbytes_per_s",  "reduce_gbytes_per_s", "reduce_half_gbytes_per_s"};
-  static const char* const kHow[9] = {
+  MPI_Bcast(v, kN, MPI_DOUBLE, 0, c);
+  static const char* const kNames[kN] = {
+      "intra.latency_us",    "intra.gbytes_per_s",      "intra.eager_bytes",
+      "intra.rendezvous_us", "intra.cached_bytes",      "intra.cached_gbytes_per_s",
+      "inter.latency_us",    "inter.gbytes_per_s",      "inter.eager_bytes",
+      "inter.rendezvous_us", "inter.cached_bytes",      "inter.cached_gbytes_per_s",
+      "message_overhead_us", "counter_wait_us",         "copy_gbytes_per_s",
+      "reduce_gbytes_per_s", "reduce_half_gbytes_per_s"};
+  static const char* const kHow[kN] = {
       "8 B ping-pong, half round trip, rank 0 and a rank of its node",
-      "4 MiB ping-pong, bytes over (half round trip - latency)",
+      "16 MiB exchanged both ways at once, bytes over (time - latency)",
+      "largest ping-pong step between 256 B and 256 KiB beyond the bytes, bisected (0: none)",
+      "that step's size",
+      "largest exchange from 256 KiB within 80% of the best rate",
+      "median rate of the exchanges up to that size",
       "8 B ping-pong, half round trip, rank 0 and a rank of another node",
-      "4 MiB ping-pong across nodes",
+      "16 MiB exchanged both ways at once across nodes",
+      "as intra.eager_bytes, across nodes",
+      "as intra.rendezvous_us, across nodes",
+      "as intra.cached_bytes, across nodes",
+      "as intra.cached_gbytes_per_s, across nodes",
       "64 sends posted together against one, extra time per send",
       "shared-memory counter handed between two ranks, half round trip",
-      "memcpy, buffers twice the last-level cache",
-      "reduce kernel, fp32 sum, out of cache, bytes read",
-      "reduce kernel, fp16 sum, bytes read"};
+      "memcpy on every rank at once, buffers twice the last-level cache",
+      "reduce kernel on every rank at once, fp32 sum, out of cache, bytes read",
+      "reduce kernel on every rank at once, fp16 sum, bytes read"};
   std::vector<tune::WisdomParam> out;
-  for (int i = 0; i < 9; ++i) {
+  for (int i = 0; i < kN; ++i) {
     if (v[i] < 0) {
       notes->push_back(std::string(kNames[i]) + ": not measured (" + kHow[i] + "; no such pair)");
       continue;

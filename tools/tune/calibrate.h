@@ -1,14 +1,20 @@
 // Calibration: measures the cost model's parameters (tune/cost_model.h) on this machine, with
 // the MPI and memory the schedules use. What each measures:
-//   intra.latency_us / intra.gbytes_per_s   ping-pong over MPI between rank 0 and a rank of its
-//       node (as weft sees nodes): half the round trip of 8 B; 4 MiB over (half trip - latency)
-//   inter.latency_us / inter.gbytes_per_s   the same with the first rank of another node
+//   intra.latency_us      ping-pong over MPI between rank 0 and a rank of its node (as weft
+//       sees nodes): half the round trip of 8 B
+//   intra.gbytes_per_s    16 MiB sent both ways at once, bytes over (time - latency): schedules
+//       exchange, and large calls come from memory, not cache
+//   intra.eager_bytes / intra.rendezvous_us   ping-pongs from 256 B to 256 KiB: the largest
+//       step in time between doubling sizes beyond what the bytes explain (MPI's switch from
+//       eager to rendezvous), bisected to 64 bytes
+//   inter.*               the same between rank 0 and the first rank of another node
 //   message_overhead_us   64 small sends posted at once against one: the extra time per send
 //   counter_wait_us       a counter in MPI shared memory handed back and forth between two
 //       ranks of one machine: half the round trip (what a node phase's wait costs)
-//   copy_gbytes_per_s     memcpy of 4 MiB on rank 0
-//   reduce_gbytes_per_s / reduce_half_gbytes_per_s   weft's reduce kernel (sum, 1 MiB into
-//       1 MiB) on fp32 / fp16: bytes read per second
+//   copy_gbytes_per_s     memcpy of buffers twice the last-level cache, on every rank at once
+//       (a collective's ranks share the machine's memory bandwidth); rank 0's rate
+//   reduce_gbytes_per_s / reduce_half_gbytes_per_s   weft's reduce kernel (sum, one such
+//       buffer into another) on fp32 / fp16, every rank at once: bytes read per second
 // Every rank calls it; rank 0's values are broadcast so all hold the same.
 #pragma once
 
