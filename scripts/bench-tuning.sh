@@ -6,10 +6,11 @@
 # recipe timed in the calibrated-model run, under the calibrated parameters, against the
 # measurement. Each file holds its command.
 #   ./scripts/bench-tuning.sh OUTDIR [--mpi openmpi|mpich]
-# Configurations (BENCH_CONFIGS, default all): 2ranks (one node, 8 B-64 MiB); 4ranks-2vnodes
-# (2 virtual nodes of 2; 8 B-4 MiB: 4 ranks on this 2-core machine are oversubscribed);
-# cluster-2x1 (2 namespace hosts of scripts/cluster.sh, 1 rank each, links shaped to
-# 10 Gbit/s; 8 B-4 MiB; the cluster is taken down at the end).
+# Configurations (BENCH_CONFIGS, default all): 2ranks (one node, 8 B-64 MiB, x4); 4ranks-2vnodes
+# (2 virtual nodes of 2; 8 B-2 MiB, x8: 4 ranks on this 2-core machine are oversubscribed and
+# a regret run of every candidate took over 12 minutes to 4 MiB); cluster-2x1 (2 namespace
+# hosts of scripts/cluster.sh, 1 rank each, links shaped to 10 Gbit/s; 8 B-2 MiB, x8; the
+# cluster is taken down at the end). weft-tune's progress goes to DIR/progress.log.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 weft_bench_start "$@"
@@ -18,15 +19,16 @@ tune="$WEFT_BUILD/tools/tune/weft-tune"
 sim="$WEFT_BUILD/tools/sim/weft-sim"
 tree=$(git -C "$WEFT_ROOT" rev-parse --short HEAD)
 
-config() {  # name ranks topology end launcher...
-  local name="$1" np="$2" topo="$3" end="$4"
-  shift 4
-  local launch=("$@") d="$outdir/$name-$WEFT_MPI" sizes=(-b 8 -e "$end" -f 4)
+config() {  # name ranks topology end factor launcher...
+  local name="$1" np="$2" topo="$3" end="$4" factor="$5"
+  shift 5
+  local launch=("$@") d="$outdir/$name-$WEFT_MPI" sizes=(-b 8 -e "$end" -f "$factor")
   mkdir -p "$d"
   step() {  # file wisdom args...
     local f="$1" wisdom="$2"; shift 2
     local cmd=(env WEFT_WISDOM="$wisdom" "${launch[@]}" "$tune" "$@")
-    { echo "# command: ${cmd[*]}"; echo "# tree: $tree"; "${cmd[@]}" 2>/dev/null | grep -v "PMIX ERROR"; } > "$d/$f"
+    { echo "# command: ${cmd[*]}"; echo "# tree: $tree"; "${cmd[@]}" 2>>"$d/progress.log" |
+        grep -v "PMIX ERROR"; } > "$d/$f"
     echo "wrote $d/$f"
   }
   step regret-model.txt none --regret "${sizes[@]}"
@@ -46,7 +48,8 @@ config() {  # name ranks topology end launcher...
   {
     echo "# weft-sim --wisdom $d/wisdom (calibrated parameters) against $d/regret-calibrated.csv"
     printf "%-15s %10s  %-26s %12s %12s %9s\n" collective bytes recipe measured_us predicted_us pred/meas
-    tail -n +2 "$d/regret-calibrated.csv" | while IFS=, read -r coll bytes recipe us model def; do
+    tail -n +2 "$d/regret-calibrated.csv" | while IFS=, read -r coll bytes us model def recipe; do
+      recipe=${recipe//\"/}
       [ "$def" = 0 ] || continue
       case "$recipe" in oneshot|shmpipe*|cma*|zerocopy*) continue ;; esac
       local p
@@ -65,13 +68,13 @@ config() {  # name ranks topology end launcher...
 }
 configs=" ${BENCH_CONFIGS:-2ranks 4ranks-2vnodes cluster-2x1} "
 if [[ "$configs" == *" 2ranks "* ]]; then
-  config 2ranks 2 1 64M "$WEFT_MPIEXEC" -n 2 "${WEFT_MPIEXEC_FLAGS[@]}"
+  config 2ranks 2 1 64M 4 "$WEFT_MPIEXEC" -n 2 "${WEFT_MPIEXEC_FLAGS[@]}"
 fi
 if [[ "$configs" == *" 4ranks-2vnodes "* ]]; then
-  config 4ranks-2vnodes 4 2x2 4M env WEFT_VIRTUAL_NODES=2 "$WEFT_MPIEXEC" -n 4 "${WEFT_MPIEXEC_FLAGS[@]}"
+  config 4ranks-2vnodes 4 2x2 2M 8 env WEFT_VIRTUAL_NODES=2 "$WEFT_MPIEXEC" -n 4 "${WEFT_MPIEXEC_FLAGS[@]}"
 fi
 if [[ "$configs" == *" cluster-2x1 "* ]]; then
   "$WEFT_ROOT/scripts/cluster.sh" up --hosts 2 --rate 10gbit
-  config cluster-2x1 2 2x1 4M "$WEFT_ROOT/scripts/cluster-run.sh" --mpi "$WEFT_MPI" -n 2 --per-host 1
+  config cluster-2x1 2 2x1 2M 8 "$WEFT_ROOT/scripts/cluster-run.sh" --mpi "$WEFT_MPI" -n 2 --per-host 1
   "$WEFT_ROOT/scripts/cluster.sh" down
 fi

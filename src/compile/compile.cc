@@ -30,7 +30,8 @@ uint64_t OneShotMaxBytes(Coll c) {
 }
 }  // namespace
 
-std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every) {
+std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every,
+                                     bool calibrated) {
   std::vector<Recipe> out;
   auto add = [&](const char* gen, std::vector<int> factors, uint64_t chunk = 0) {
     Recipe r{gen, std::move(factors), chunk};
@@ -61,13 +62,22 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bo
         (every || (largest >= (64u << 10) && !env.slots_streamed))) {
       add("cma", {});
     }
+    // Above oneshot's cut-off a calibrated model (weft-tune's wisdom for this shape) ranks
+    // shmpipe against the point-to-point schedules: at 2 ranks it put ring first for
+    // allreduce from 512 KiB, which measured 1.4-1.8x faster than shmpipe there (MPI's
+    // single-copy rendezvous moves each byte once), and within 1.15x of the best elsewhere
+    // (bench/2026-12-02-tuning, the calibrated-model CSV). The default model keeps the rule.
+    const bool model_decides =
+        calibrated && !env.zero_copy && largest > OneShotMaxBytes(spec.coll);
     if (every) {
       add("oneshot", {});
+      add("shmpipe", {});
+    } else if (model_decides) {
       add("shmpipe", {});
     } else if (out.empty()) {
       add(largest <= OneShotMaxBytes(spec.coll) ? "oneshot" : "shmpipe", {});
     }
-    if (!out.empty() && !every) return out;
+    if (!out.empty() && !every && !model_decides) return out;
   }
   switch (spec.coll) {
     case Coll::kAllReduce: {
@@ -186,7 +196,7 @@ bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel
     *out = *forced;
     return true;
   }
-  const std::vector<Recipe> cands = CandidateRecipes(spec, env);
+  const std::vector<Recipe> cands = CandidateRecipes(spec, env, false, model.calibrated);
   if (cands.empty()) {
     *why = "no generator accepts " + SpecText(spec);
     return false;

@@ -56,7 +56,7 @@ const char kUsage[] =
     "  --no-calibrate  keep the model's default parameters\n"
     "  --regret        write nothing: time the default choice (with the wisdom in use) and\n"
     "                  every candidate, and print default/best per row\n"
-    "  --csv FILE      every timing: collective,bytes,recipe,measured_us,model_us,default\n";
+    "  --csv FILE      every timing: collective,bytes,measured_us,model_us,default,recipe\n";
 
 bool Parse(int argc, char** argv, Options* o, std::string* err) {
   for (int i = 1; i < argc; ++i) {
@@ -204,9 +204,10 @@ bool Sweep(Comm& comm, const Options& o, std::vector<Row>* rows) {
       if (o.csv_file != nullptr) {
         for (size_t i = 0; i < t.size(); ++i) {
           const double model = i == 0 ? -1 : cands[i - 1].model_us;
-          std::fprintf(o.csv_file, "%s,%llu,%s,%.3f,%.3f,%d\n", sched::CollName(coll),
-                       static_cast<unsigned long long>(bytes), t[i].recipe.c_str(), t[i].us, model,
-                       i == 0 ? 1 : 0);
+          // Recipes hold commas (rexch:-2,2): quoted, and last.
+          std::fprintf(o.csv_file, "%s,%llu,%.3f,%.3f,%d,\"%s\"\n", sched::CollName(coll),
+                       static_cast<unsigned long long>(bytes), t[i].us, model, i == 0 ? 1 : 0,
+                       t[i].recipe.c_str());
         }
         std::fflush(o.csv_file);
       }
@@ -314,7 +315,7 @@ int Main(int argc, char** argv) {
     o.csv_file = std::fopen(o.csv.c_str(), "w");
     if (o.csv_file == nullptr) std::fprintf(stderr, "weft-tune: cannot write %s\n", o.csv.c_str());
     if (o.csv_file)
-      std::fputs("collective,bytes,recipe,measured_us,model_us,default\n", o.csv_file);
+      std::fputs("collective,bytes,measured_us,model_us,default,recipe\n", o.csv_file);
   }
   std::vector<Row> rows;
   const bool ok = Sweep(comm, o, &rows);
