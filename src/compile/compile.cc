@@ -62,13 +62,15 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bo
         (every || (largest >= (64u << 10) && !env.slots_streamed))) {
       add("cma", {});
     }
-    // Above oneshot's cut-off a calibrated model (weft-tune's wisdom for this shape) ranks
-    // shmpipe against the point-to-point schedules: at 2 ranks it put ring first for
-    // allreduce from 512 KiB, which measured 1.4-1.8x faster than shmpipe there (MPI's
-    // single-copy rendezvous moves each byte once), and within 1.15x of the best elsewhere
-    // (bench/2026-12-02-tuning, the calibrated-model CSV). The default model keeps the rule.
-    const bool model_decides =
-        calibrated && !env.zero_copy && largest > OneShotMaxBytes(spec.coll);
+    // For allreduce above oneshot's cut-off a calibrated model (weft-tune's wisdom for this
+    // shape) ranks shmpipe against the point-to-point schedules: at 2 ranks it put ring first
+    // from 512 KiB, which measured 1.4-1.8x faster than shmpipe there (MPI's single-copy
+    // rendezvous moves each byte once), and stayed within 1.15x of the best at every size.
+    // For allgather it picked rexch:2 at 128 KiB, 2.7x slower than shmpipe: the model does
+    // not see shmpipe's cache reuse, so other collectives keep the rule
+    // (bench/2026-12-02-tuning, regret-calibrated). The default model keeps the rule too.
+    const bool model_decides = calibrated && spec.coll == Coll::kAllReduce && !env.zero_copy &&
+                               largest > OneShotMaxBytes(spec.coll);
     if (every) {
       add("oneshot", {});
       add("shmpipe", {});

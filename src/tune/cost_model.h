@@ -50,7 +50,7 @@ struct CostModel {
   double reduce_half_gbytes_per_s = 0.0;
   std::shared_ptr<const Topology> nodes;  // which rank is on which node (null: all on one)
   /// Parameters measured on this machine (wisdom): selection then trusts the model on shared
-  /// memory too, above oneshot's cut-off (compile.h CandidateRecipes).
+  /// memory too, for allreduce above oneshot's cut-off (compile.h CandidateRecipes).
   bool calibrated = false;
 
   /// Ranks that share one node's network link: in a round of a symmetric schedule every rank
