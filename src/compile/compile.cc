@@ -30,8 +30,7 @@ uint64_t OneShotMaxBytes(Coll c) {
 }
 }  // namespace
 
-std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every,
-                                     bool calibrated) {
+std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every) {
   std::vector<Recipe> out;
   auto add = [&](const char* gen, std::vector<int> factors, uint64_t chunk = 0) {
     Recipe r{gen, std::move(factors), chunk};
@@ -62,24 +61,18 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bo
         (every || (largest >= (64u << 10) && !env.slots_streamed))) {
       add("cma", {});
     }
-    // For allreduce above oneshot's cut-off a calibrated model (weft-tune's wisdom for this
-    // shape) ranks shmpipe against the point-to-point schedules: at 2 ranks it put ring first
-    // from 512 KiB, which measured 1.4-1.8x faster than shmpipe there (MPI's single-copy
-    // rendezvous moves each byte once), and stayed within 1.15x of the best at every size.
-    // For allgather it picked rexch:2 at 128 KiB, 2.7x slower than shmpipe: the model does
-    // not see shmpipe's cache reuse, so other collectives keep the rule
-    // (bench/2026-12-02-tuning, regret-calibrated). The default model keeps the rule too.
-    const bool model_decides = calibrated && spec.coll == Coll::kAllReduce && !env.zero_copy &&
-                               largest > OneShotMaxBytes(spec.coll);
+    // A calibrated model was tried here for allreduce above oneshot's cut-off (ranking
+    // shmpipe against ring and rexch): in one run at 2 ranks it picked ring, 1.4-1.8x faster
+    // than shmpipe from 512 KiB; in the next, shmpipe was 1.2-1.4x faster than its pick at
+    // 2-32 MiB (bench/2026-12-02-tuning). Neither choice holds across runs on this machine, so
+    // the rule stays and per-machine winners are wisdom's to record.
     if (every) {
       add("oneshot", {});
-      add("shmpipe", {});
-    } else if (model_decides) {
       add("shmpipe", {});
     } else if (out.empty()) {
       add(largest <= OneShotMaxBytes(spec.coll) ? "oneshot" : "shmpipe", {});
     }
-    if (!out.empty() && !every && !model_decides) return out;
+    if (!out.empty() && !every) return out;
   }
   switch (spec.coll) {
     case Coll::kAllReduce: {
@@ -198,7 +191,7 @@ bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel
     *out = *forced;
     return true;
   }
-  const std::vector<Recipe> cands = CandidateRecipes(spec, env, false, model.calibrated);
+  const std::vector<Recipe> cands = CandidateRecipes(spec, env);
   if (cands.empty()) {
     *why = "no generator accepts " + SpecText(spec);
     return false;

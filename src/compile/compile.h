@@ -14,12 +14,9 @@ namespace weft::sched {
 
 /// The recipes selection considers for spec, in order of preference on a tie. Each names an
 /// accepting generator (checked by Decline). On a node's shared memory selection takes the
-/// shared-memory schedule its measured size rule names, except that with a `calibrated` model
-/// shmpipe competes with the point-to-point schedules for allreduce above oneshot's cut-off;
-/// `every` lists
-/// all of them (what a tuner measures).
-std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every = false,
-                                     bool calibrated = false);
+/// shared-memory schedule its measured size rule names; `every` lists all of them and the
+/// point-to-point ones too (what a tuner measures).
+std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every = false);
 
 /// Picks the recipe for spec: `forced` when non-null and accepted (else *why says why not and
 /// false is returned), otherwise the candidate with the lowest modelled time (the largest

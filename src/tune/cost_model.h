@@ -49,9 +49,6 @@ struct CostModel {
   /// Same for fp16 and bf16, which the kernels widen to fp32 and back (0: reduce_gbytes_per_s).
   double reduce_half_gbytes_per_s = 0.0;
   std::shared_ptr<const Topology> nodes;  // which rank is on which node (null: all on one)
-  /// Parameters measured on this machine (wisdom): selection then trusts the model on shared
-  /// memory too, for allreduce above oneshot's cut-off (compile.h CandidateRecipes).
-  bool calibrated = false;
 
   /// Ranks that share one node's network link: in a round of a symmetric schedule every rank
   /// of the node sends across at once, so each gets this share of inter's bandwidth.

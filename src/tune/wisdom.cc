@@ -237,10 +237,7 @@ std::string WhyNoSection(const Wisdom& w, const WisdomKey& key) {
 
 void ApplyParams(const WisdomSection& s, CostModel* model) {
   for (const WisdomParam& p : s.params) {
-    if (const ParamField* f = FindField(p.name)) {
-      *f->field(*model) = p.value;
-      model->calibrated = true;
-    }
+    if (const ParamField* f = FindField(p.name)) *f->field(*model) = p.value;
   }
 }
 
