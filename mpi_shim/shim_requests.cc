@@ -247,6 +247,14 @@ int AddNonblocking(weftRequest_t request, std::shared_ptr<Buffers> buf, MPI_Requ
   return MPI_SUCCESS;
 }
 
+bool NonblockingRunning() { return g_running.load(std::memory_order_acquire) != 0; }
+
+int WaitProgressing(MPI_Request* req, MPI_Status* status) { return WaitNative(req, status); }
+
+int WaitallProgressing(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  return WaitallNative(n, reqs, statuses);
+}
+
 int CompletedRequest(MPI_Request* handle) {
   auto* g = new GrequestState;
   int rc = PMPI_Grequest_start(QueryFn, FreeFn, CancelFn, g, handle);

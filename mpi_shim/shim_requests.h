@@ -27,5 +27,11 @@ bool StartPersistent(MPI_Request handle, int* rc);
 int AddNonblocking(weftRequest_t request, std::shared_ptr<Buffers> buf, MPI_Request* handle);
 /// A generalized request that is already complete (a served call with nothing to move).
 int CompletedRequest(MPI_Request* handle);
+/// True while a served nonblocking call runs (one atomic load).
+bool NonblockingRunning();
+/// Waits for a native request while advancing the served nonblocking calls (n of them in
+/// reqs for WaitallProgressing).
+int WaitProgressing(MPI_Request* req, MPI_Status* status);
+int WaitallProgressing(int n, MPI_Request reqs[], MPI_Status statuses[]);
 
 }  // namespace weft::shim
