@@ -1,5 +1,7 @@
 #include "coll/choose_recipe.h"
 
+#include <algorithm>
+#include <iterator>
 #include <mutex>
 
 #include "comm/comm.h"
@@ -13,28 +15,10 @@ namespace weft {
 namespace {
 
 bool ToSpec(const Comm& comm, const CollArgs& a, sched::CollSpec* s) {
-  switch (a.kind) {
-    case CollKind::kAllReduce:
-      s->coll = sched::Coll::kAllReduce;
-      break;
-    case CollKind::kReduceScatter:
-      s->coll = sched::Coll::kReduceScatter;
-      break;
-    case CollKind::kAllGather:
-      s->coll = sched::Coll::kAllGather;
-      break;
-    case CollKind::kBroadcast:
-      s->coll = sched::Coll::kBroadcast;
-      break;
-    case CollKind::kReduce:
-      s->coll = sched::Coll::kReduce;
-      break;
-    case CollKind::kAllToAll:
-      s->coll = sched::Coll::kAllToAll;
-      break;
-    default:
-      return false;
-  }
+  const ScheduledKind* k = std::find_if(std::begin(kScheduledKinds), std::end(kScheduledKinds),
+                                        [&](const ScheduledKind& x) { return x.kind == a.kind; });
+  if (k == std::end(kScheduledKinds)) return false;
+  s->coll = k->coll;
   s->nranks = comm.size;
   s->count = a.count;
   s->dtype = a.type;
@@ -100,6 +84,13 @@ bool FromTable(const SelectionInput& in, const std::vector<tune::Override>& tabl
 }
 
 }  // namespace
+
+CollKind KindOfColl(sched::Coll coll) {
+  for (const ScheduledKind& k : kScheduledKinds) {
+    if (k.coll == coll) return k.kind;
+  }
+  return CollKind::kAllReduce;  // unreachable: the table names every sched::Coll
+}
 
 bool MakeSelectionInput(const Comm& comm, const CollArgs& args, SelectionInput* in) {
   if (GetParams().WEFT_SCHEDULES == 0 || !ToSpec(comm, args, &in->spec)) return false;

@@ -18,6 +18,23 @@
 
 namespace weft {
 
+/// The call kinds that have compiled schedules, each with the schedule compiler's name for it.
+struct ScheduledKind {
+  CollKind kind;
+  sched::Coll coll;
+};
+inline constexpr ScheduledKind kScheduledKinds[] = {
+    {CollKind::kAllReduce, sched::Coll::kAllReduce},
+    {CollKind::kReduceScatter, sched::Coll::kReduceScatter},
+    {CollKind::kAllGather, sched::Coll::kAllGather},
+    {CollKind::kBroadcast, sched::Coll::kBroadcast},
+    {CollKind::kReduce, sched::Coll::kReduce},
+    {CollKind::kAllToAll, sched::Coll::kAllToAll},
+};
+
+/// The call kind of a schedule compiler collective (every one has a kind).
+CollKind KindOfColl(sched::Coll coll);
+
 /// What selection sees for one call.
 struct SelectionInput {
   sched::CollSpec spec;

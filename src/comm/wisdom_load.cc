@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "core/log.h"
 #include "core/params.h"
@@ -57,6 +58,8 @@ struct Loaded {
   bool explicit_path = false;
   bool ok = false;
   tune::Wisdom wisdom;
+  /// wisdom's sections, shared by every communicator that uses one (made once).
+  std::vector<std::shared_ptr<const tune::WisdomSection>> shared;
 };
 
 const Loaded& LoadOnce() {
@@ -89,6 +92,9 @@ const Loaded& LoadOnce() {
       return;
     }
     l.ok = true;
+    for (const tune::WisdomSection& sec : l.wisdom.sections) {
+      l.shared.push_back(std::make_shared<const tune::WisdomSection>(sec));
+    }
     WEFT_INFO(kInit, "wisdom %s: %zu section(s)", l.path.c_str(), l.wisdom.sections.size());
   });
   return l;
@@ -121,14 +127,13 @@ std::shared_ptr<const tune::WisdomSection> LoadWisdomFor(const tune::WisdomKey& 
   const Loaded& l = LoadOnce();
   if (!l.ok) return nullptr;
   const tune::WisdomSection* s = tune::FindSection(l.wisdom, key);
-  if (s == nullptr) {
-    if (!report_shape) return nullptr;
+  if (s != nullptr) return l.shared[s - l.wisdom.sections.data()];
+  if (report_shape) {
     WarnOnce("wisdom " + l.path + " not used for " + std::to_string(key.ranks) + " ranks on " +
              key.topology + ": " + tune::WhyNoSection(l.wisdom, key) +
              "; choosing by the cost model");
-    return nullptr;
   }
-  return std::make_shared<const tune::WisdomSection>(*s);
+  return nullptr;
 }
 
 }  // namespace weft

@@ -11,6 +11,7 @@
 
 #include "core/dtype.h"
 #include "exec/reduce_kernels.h"
+#include "time_recipes.h"
 
 namespace weft::tune_tool {
 namespace {
@@ -25,11 +26,6 @@ void QuietBarrier(MPI_Comm comm) {
   for (MPI_Test(&r, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&r, &done, MPI_STATUS_IGNORE)) {
     usleep(200);
   }
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // Half the median round trip of `bytes` between ranks a and b of comm (-1 elsewhere).

@@ -13,12 +13,6 @@
 namespace weft::tune_tool {
 namespace {
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 struct PlanDeleter {
   void operator()(Plan* p) const { DestroyPlan(p); }
 };
@@ -48,31 +42,22 @@ std::string RecipeOf(const Plan& p) {
 
 }  // namespace
 
-void BufferBytes(const CallShape& shape, int P, size_t* send, size_t* recv) {
-  const size_t n = shape.count * TypeSize(shape.type);
-  *send = *recv = n;
-  switch (shape.kind) {
-    case CollKind::kReduceScatter:
-      *send = n * P;
-      break;
-    case CollKind::kAllGather:
-      *recv = n * P;
-      break;
-    case CollKind::kAllToAll:
-      *send = *recv = n * P;
-      break;
-    default:
-      break;
-  }
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+bool RootExtents(const Comm& comm, const CallShape& shape, Extents* e) {
+  const CollArgs a =
+      MakeArgs(shape.kind, nullptr, nullptr, shape.count, shape.type, weftSum, comm.rank);
+  return ComputeExtents(comm, a, TypeSize(shape.type), e);
 }
 
 std::vector<sched::RankedRecipe> Candidates(Comm& comm, const CallShape& shape) {
-  size_t sb = 0, rb = 0;
-  BufferBytes(shape, comm.size, &sb, &rb);
-  // Distinct non-null buffers: only their addresses' relation matters to selection.
-  static unsigned char probe[2];
-  CollArgs a = MakeArgs(shape.kind, &probe[0], &probe[1], shape.count, shape.type, weftSum, 0);
-  a.in_place = false;
+  // Selection reads the shape, not the buffers (an out-of-place call on ordinary memory).
+  const CollArgs a = MakeArgs(shape.kind, nullptr, nullptr, shape.count, shape.type, weftSum, 0);
   SelectionInput in;
   if (!MakeSelectionInput(comm, a, &in)) return {};
   return sched::RankRecipes(in.spec, in.env, in.model);
@@ -80,9 +65,13 @@ std::vector<sched::RankedRecipe> Candidates(Comm& comm, const CallShape& shape) 
 
 bool TimeRecipes(Comm& comm, const CallShape& shape, const std::vector<sched::Recipe>& forced,
                  int reps, double turn_us, std::vector<Timing>* timings, std::string* err) {
-  size_t sb = 0, rb = 0;
-  BufferBytes(shape, comm.size, &sb, &rb);
-  std::vector<unsigned char> send(std::max<size_t>(sb, 1), 1), recv(std::max<size_t>(rb, 1), 0);
+  Extents ext;
+  if (!RootExtents(comm, shape, &ext)) {
+    *err = "buffers too large";
+    return false;
+  }
+  std::vector<unsigned char> send(std::max<size_t>(ext.send, 1), 1);
+  std::vector<unsigned char> recv(std::max<size_t>(ext.recv, 1), 0);
   std::vector<PlanPtr> plans(forced.size() + 1);
   if (!MakePlan(comm, shape, nullptr, send.data(), recv.data(), &plans[0], err)) return false;
   for (size_t i = 0; i < forced.size(); ++i) {

@@ -20,8 +20,12 @@ struct CallShape {
   weftDataType_t type = weftFloat32;
 };
 
-/// Bytes of this rank's send and receive buffers for shape on P ranks.
-void BufferBytes(const CallShape& shape, int P, size_t* send, size_t* recv);
+/// The median (the mean of the middle two for an even count; 0 for none).
+double Median(std::vector<double> v);
+
+/// The root's buffer extents for shape on comm (the largest any rank has, and the same on
+/// every rank, so decisions made from it agree); false past what a call may address.
+bool RootExtents(const Comm& comm, const CallShape& shape, Extents* e);
 
 /// The candidates for shape on comm: the default choice's (SelectRecipe) first, then every
 /// other by modelled time (sched::RankRecipes over comm's selection input). Empty when the

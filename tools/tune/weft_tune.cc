@@ -13,12 +13,14 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "calibrate.h"
+#include "coll/choose_recipe.h"
 #include "comm/wisdom_load.h"
 #include "common/parse_int.h"
 #include "core/dtype.h"
@@ -120,30 +122,6 @@ bool Parse(int argc, char** argv, Options* o, std::string* err) {
   return true;
 }
 
-CollKind KindOf(sched::Coll c) {
-  switch (c) {
-    case sched::Coll::kAllReduce:
-      return CollKind::kAllReduce;
-    case sched::Coll::kReduceScatter:
-      return CollKind::kReduceScatter;
-    case sched::Coll::kAllGather:
-      return CollKind::kAllGather;
-    case sched::Coll::kBroadcast:
-      return CollKind::kBroadcast;
-    case sched::Coll::kReduce:
-      return CollKind::kReduce;
-    case sched::Coll::kAllToAll:
-      return CollKind::kAllToAll;
-  }
-  return CollKind::kAllReduce;
-}
-
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.empty() ? 0 : v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 // Tuning keeps the default choice unless another recipe beats it by 5% twice: in the sweep and
 // again alone against it with twice the turns. On this 2-core machine the median of one
 // recipe moved by up to 35% between two sweeps (weft-tune --regret, run twice), so a winner of
@@ -180,11 +158,10 @@ bool Sweep(Comm& comm, const Options& o, std::vector<Row>* rows) {
   for (sched::Coll coll : o.colls) {
     for (uint64_t bytes : sizes) {
       ++done;
-      CallShape shape{KindOf(coll), bytes / TypeSize(weftFloat32), weftFloat32};
+      CallShape shape{KindOfColl(coll), bytes / TypeSize(weftFloat32), weftFloat32};
       if (shape.count == 0) continue;
-      size_t sb = 0, rb = 0;
-      BufferBytes(shape, comm.size, &sb, &rb);
-      if (sb + rb > o.max_buffer) continue;
+      Extents ext;
+      if (!RootExtents(comm, shape, &ext) || ext.send + ext.recv > o.max_buffer) continue;
       std::vector<sched::RankedRecipe> cands = Candidates(comm, shape);
       if (cands.empty()) continue;
       const size_t k = o.regret ? cands.size() : std::min<size_t>(cands.size(), o.top);
@@ -270,12 +247,10 @@ bool WriteWisdom(const std::string& path, const tune::WisdomSection& section,
     }
   }
   if (!replaced) w.sections.push_back(section);
-  const size_t slash = path.rfind('/');
-  if (slash != std::string::npos && slash > 0) {
-    std::string dir = path.substr(0, slash);
-    std::string cmd = "mkdir -p '" + dir + "'";
-    if (dir.find('\'') == std::string::npos && std::system(cmd.c_str()) != 0) return false;
-  }
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (ec) return false;
   std::ofstream out(path + ".tmp");
   for (const std::string& c : comments) out << "# " << c << "\n";
   out << tune::WisdomText(w);
@@ -331,7 +306,7 @@ int Main(int argc, char** argv) {
     if (o.regret) {
       std::vector<double> r;
       for (const Row& row : rows) r.push_back(row.chosen_us / row.best_us);
-      std::printf("regret: median %.3f max %.3f rows %zu\n", MedianOf(r),
+      std::printf("regret: median %.3f max %.3f rows %zu\n", Median(r),
                   r.empty() ? 0.0 : *std::max_element(r.begin(), r.end()), r.size());
     } else {
       section.ranges = RangesOf(rows);
