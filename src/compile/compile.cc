@@ -13,9 +13,9 @@ namespace weft::sched {
 namespace {
 // Where oneshot (one copy in, one pass out) stops beating shmpipe, by the largest buffer of
 // the call. Measured at 2 ranks in two runs of weft-tune --regret -b 4 -e 64M -f 4
-// (bench/2026-12-02-tuning): at a largest buffer of 8 KiB oneshot beat shmpipe by 1.14-1.32x
-// for reduce_scatter, allgather and alltoall (4 KiB blocks), and at 16 KiB by 1.11x (bcast)
-// and 1.27-1.36x (reduce), whose ranks read one peer's buffer at most; allreduce at 16 KiB
+// (bench/2026-12-02-tuning/oneshot-cutoff): at a largest buffer of 8 KiB oneshot beat shmpipe
+// by 1.14-1.32x for reduce_scatter, allgather and alltoall (4 KiB blocks), and at 16 KiB by 1.11x
+// (bcast) and 1.27-1.36x (reduce), whose ranks read one peer's buffer at most; allreduce at 16 KiB
 // went either way (1.41x, 1.0x), so it keeps 4 KiB (docs/intra-node.md's measurement).
 uint64_t OneShotMaxBytes(Coll c) {
   switch (c) {
@@ -62,10 +62,11 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bo
       add("cma", {});
     }
     // A calibrated model was tried here for allreduce above oneshot's cut-off (ranking
-    // shmpipe against ring and rexch): in one run at 2 ranks it picked ring, 1.4-1.8x faster
-    // than shmpipe from 512 KiB; in the next, shmpipe was 1.2-1.4x faster than its pick at
-    // 2-32 MiB (bench/2026-12-02-tuning). Neither choice holds across runs on this machine, so
-    // the rule stays and per-machine winners are wisdom's to record.
+    // shmpipe against ring and rexch). Their order does not hold between runs on this
+    // machine: at 8 MiB, 2 ranks, shmpipe 1430 us against ring 1942 in one sweep and ring 931
+    // against shmpipe 1175 in the next, minutes later (bench/2026-12-02-tuning/2ranks-openmpi,
+    // regret-calibrated and regret-wisdom). So the rule stays, and per-machine winners are
+    // wisdom's to record.
     if (every) {
       add("oneshot", {});
       add("shmpipe", {});
