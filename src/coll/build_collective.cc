@@ -1,11 +1,18 @@
 #include "coll/build_collective.h"
 
 #include "coll/compiled_coll.h"
+#include "coll/node_alltoallv_coll.h"
 #include "native/native_colls.h"
 
 namespace weft {
 
 Status BuildCollective(Comm& comm, const CollArgs& args, std::unique_ptr<Executable>* out) {
+  if (UsesNodeAllToAllV(comm, args)) {
+    std::unique_ptr<NodeAllToAllVColl> staged;
+    WEFT_CHECK(NodeAllToAllVColl::Build(comm, args, &staged));
+    *out = std::make_unique<Executable>(std::move(staged));
+    return weftSuccess;
+  }
   std::unique_ptr<CompiledColl> compiled;
   WEFT_CHECK(TryBuildCompiled(comm, args, &compiled));
   if (compiled) {
@@ -20,6 +27,7 @@ Status BuildCollective(Comm& comm, const CollArgs& args, std::unique_ptr<Executa
 
 std::string DescribeCollective(const Comm& comm, const CollArgs& args, const Executable& e) {
   const CompiledColl* c = e.compiled();
+  if (e.staged() != nullptr) return e.staged()->Describe();
   if (c == nullptr) return e.native() ? DescribeNative(comm, args, *e.native()) : "(abandoned)";
   return std::string(CollShortName(args.kind)) + " count " + std::to_string(args.count) +
          ": compiled schedule " + sched::RecipeText(c->recipe) + " (" +

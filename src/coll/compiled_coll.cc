@@ -39,6 +39,20 @@ uint64_t SendBytesRead(const sched::Bytecode& bc) {
 }
 }  // namespace
 
+Status BuildCompiledProgram(Comm& comm, const ir::Program& prog, const sched::Recipe& recipe,
+                            std::unique_ptr<CompiledColl>* out) {
+  auto c = std::make_unique<CompiledColl>(comm, false, 0);
+  c->recipe = recipe;
+  c->bytecode = sched::Lower(prog, 0, 0);
+  std::string why;
+  if (!sched::CheckBytecode(c->bytecode, &why)) {
+    return comm.Fail(weftInternalError, "lowering %s produced bad bytecode: %s",
+                     sched::RecipeText(recipe).c_str(), why.c_str());
+  }
+  *out = std::move(c);
+  return weftSuccess;
+}
+
 Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<CompiledColl>* out) {
   out->reset();
   SelectionInput in;
@@ -82,15 +96,28 @@ CompiledColl::~CompiledColl() {
 WEFT_HOT Status CompiledColl::ClaimTagSlot(Comm& comm) {
   static_assert(std::tuple_size_v<decltype(comm.tag_slot_users)> == kScheduleSlots,
                 "one user per tag slot of the MPI transport");
+  if (follows_ != nullptr) {  // a second stage: its first stage's slot
+    slot_ = follows_->slot_;
+    CompiledColl*& user = comm.tag_slot_users[slot_ % kScheduleSlots];
+    if (user == follows_) user = this;
+    transport_.set_slot(slot_);
+    return weftSuccess;
+  }
   const uint32_t start = comm.schedule_starts.fetch_add(1);
   CompiledColl*& user = comm.tag_slot_users[start % kScheduleSlots];
   CompiledColl* prev = user;
   user = this;
+  slot_ = start;
   transport_.set_slot(start);
   // The execution 64 starts back used these tags: were it still running, its messages and
   // this one's could match each other's receives. Every rank starts executions in the same
   // order, so every rank finishes that one here, and it can finish: its peers do the same.
-  if (prev != nullptr && prev != this && prev->interp_.active()) {
+  // A first stage whose second has not started yet finishes both (the second runs in this
+  // slot too).
+  if (prev != nullptr && prev != this && prev->finish_call) {
+    const std::function<Status(Comm&)> finish = prev->finish_call;
+    WEFT_CHECK(finish(comm));
+  } else if (prev != nullptr && prev != this && prev->interp_.active()) {
     bool done = false;
     WEFT_CHECK(prev->Resume(comm, true, &done));
   }

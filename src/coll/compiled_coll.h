@@ -4,6 +4,7 @@
 // accepts the shape, and the caller falls back to the native MPI routine.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -34,6 +35,15 @@ class CompiledColl {
   /// The call's buffers are weftMemAlloc memory on every rank (agreed): the peers' buffers
   /// are reached through their mappings.
   void set_zero_copy() { transport_.set_mapped_peers(true); }
+  /// Two-stage calls (coll/node_alltoallv_coll.h): this execution runs in the tag slot `first`
+  /// took when it started, and takes over from it as the slot's user. Every rank claims slots
+  /// in the order it starts executions, and a second stage starts when its first completes,
+  /// which differs by rank; so it must not claim a slot of its own. The two stages' messages
+  /// use different tags.
+  void FollowSlotOf(const CompiledColl* first) { follows_ = first; }
+  /// Set on a first stage: what completes the whole call (both stages) when a later execution
+  /// claims its tag slot before the second stage has taken it over.
+  std::function<Status(Comm&)> finish_call;
 
   sched::Recipe recipe;
   sched::Bytecode bytecode;
@@ -65,12 +75,19 @@ class CompiledColl {
   std::unique_ptr<unsigned char[]> own_scratch_;
   size_t own_scratch_bytes_ = 0;
   bool started_ = false;
+  const CompiledColl* follows_ = nullptr;
+  uint32_t slot_ = 0;  // the tag slot of the current execution (schedule_starts at its claim)
   const bool uses_node_;
   const uint64_t slot_bytes_;
   // In place, the program reads at least half the receive buffer's bytes (from its send space)
   // before overwriting them: its results stay plain stores (Buffers). Set at build.
   bool in_place_rereads_ = false;
 };
+
+/// Lowers one rank's program for a call built outside the recipe path (a per-call program:
+/// coll/node_alltoallv_coll.h) into *out; `recipe` names it in logs.
+Status BuildCompiledProgram(Comm& comm, const ir::Program& prog, const sched::Recipe& recipe,
+                            std::unique_ptr<CompiledColl>* out);
 
 /// Builds the compiled form of validated args into *out, or leaves it null when schedules are
 /// off (WEFT_SCHEDULES=0) or no generator accepts the shape. WEFT_RECIPE forces a recipe where

@@ -114,7 +114,9 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     auto hash62 = [](const std::string& s) {
       return std::hash<std::string>{}(s) & ((1ull << 62) - 1);
     };
-    const uint64_t h = hash62(params.WEFT_RECIPE + '\n' + params.WEFT_TUNE);
+    const uint64_t h =
+        hash62(params.WEFT_RECIPE + '\n' + params.WEFT_TUNE + '\n' + params.WEFT_ALLTOALLV + '\n' +
+               std::to_string(params.WEFT_ALLTOALLV_DIRECT_BYTES));
     const uint64_t hw = wisdom ? hash62(weft::tune::SectionText(*wisdom)) : 0;
     const int lo = static_cast<int>(h & 0x7fffffff), hi = static_cast<int>(h >> 31);
     const int wlo = static_cast<int>(hw & 0x7fffffff), whi = static_cast<int>(hw >> 31);
@@ -142,7 +144,7 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     if (!comm->selection_knobs_agreed && comm->rank == 0) {
       WEFT_WARN(kColl,
                 "WEFT_RECIPE or WEFT_TUNE differ between ranks: both ignored on this "
-                "communicator (every rank must choose the same recipes)");
+                "communicator (every rank must choose the same recipes; WEFT_ALLTOALLV* too)");
     }
     if (net[6] == -net[8] && net[7] == -net[9]) {
       comm->wisdom = std::move(wisdom);

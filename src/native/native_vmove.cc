@@ -3,11 +3,14 @@
 // every value fits an int, else in elements of one contiguous type the size of the datatype
 // (both describe the same bytes, so two ranks may choose differently and still match).
 // Validation (coll/vcoll_args.h) has kept every element count and displacement below 2^31.
+#include <algorithm>
 #include <climits>
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "core/dtype.h"
+#include "native/mpi_quirks.h"
 #include "native/native_colls.h"
 
 namespace weft {
@@ -69,15 +72,31 @@ Status BuildNativeVMovement(Comm& comm, const CollArgs& a, NativeProgram* p) {
                  : PMPI_Allgatherv(sb, n, t, b.recv, recv->c(), recv->d(), t, mc);
       };
       break;
-    case CollKind::kAllToAllV:
+    case CollKind::kAllToAllV: {
       s.what = "MPI_Alltoallv";
+      // Where the library's nonblocking in-place form is wrong, that form runs out of place
+      // from a copy of the receive buffer (the blocks to send are where they will be received).
+      unsigned char* copy = nullptr;
+      size_t copy_bytes = 0;
+      if (in_place && GetMpiQuirks().in_place_ialltoallv_wrong) {
+        for (size_t j = 0; j < v.recv_counts.size(); ++j) {
+          copy_bytes = std::max(copy_bytes, (v.recv_displs[j] + v.recv_counts[j]) * es);
+        }
+        copy = static_cast<unsigned char*>(p->Scratch(copy_bytes));
+      }
       s.call = [=](const Bind& b, MPI_Request* r) {
+        if (r != nullptr && copy != nullptr) {
+          std::memcpy(copy, b.recv, copy_bytes);
+          return PMPI_Ialltoallv(copy, recv->c(), recv->d(), t, b.recv, recv->c(), recv->d(), t, mc,
+                                 r);
+        }
         const void* sb = in_place ? MPI_IN_PLACE : b.send;
         return r ? PMPI_Ialltoallv(sb, send->c(), send->d(), t, b.recv, recv->c(), recv->d(), t, mc,
                                    r)
                  : PMPI_Alltoallv(sb, send->c(), send->d(), t, b.recv, recv->c(), recv->d(), t, mc);
       };
       break;
+    }
     case CollKind::kGatherV:
       s.what = "MPI_Gatherv";
       s.call = [=](const Bind& b, MPI_Request* r) {

@@ -123,14 +123,19 @@ void Engine::Allocate() {
     } else {
       recv_at = p.send_bytes;
     }
-    arena_[r].assign(total + p.scratch_bytes + 64, 0xEE);
+    arena_[r].assign(total + p.scratch_bytes + 64, kUnwritten);
     ranks_[r].send = arena_[r].data() + send_at;
     ranks_[r].recv = arena_[r].data() + recv_at;
     ranks_[r].scratch = arena_[r].data() + total + 64;
-    shm_[r].assign(p.shm_slot_bytes, 0xEE);
+    shm_[r].assign(p.shm_slot_bytes, kUnwritten);
     ranks_[r].shm = shm_[r].data();
     inputs_[r].resize(p.send_bytes);
-    FillInput(spec_, r, opt_.seed, inputs_[r].data(), p.send_bytes);
+    if (opt_.inputs != nullptr) {
+      const std::vector<unsigned char>& given = (*opt_.inputs)[r];
+      std::memcpy(inputs_[r].data(), given.data(), std::min<uint64_t>(given.size(), p.send_bytes));
+    } else {
+      FillInput(spec_, r, opt_.seed, inputs_[r].data(), p.send_bytes);
+    }
     if (p.send_bytes) std::memcpy(ranks_[r].send, inputs_[r].data(), p.send_bytes);
   }
 }
@@ -286,13 +291,16 @@ std::string Engine::DescribeBlocked() const {
 
 std::string Engine::CheckResults() {
   // allreduce, bcast and allgather give every rank the same result: compute it once.
-  const bool same_for_all = spec_.coll == Coll::kAllReduce || spec_.coll == Coll::kBroadcast ||
-                            spec_.coll == Coll::kAllGather;
+  const bool same_for_all = opt_.expected == nullptr &&
+                            (spec_.coll == Coll::kAllReduce || spec_.coll == Coll::kBroadcast ||
+                             spec_.coll == Coll::kAllGather);
   std::vector<unsigned char> shared;
   if (same_for_all) shared = Expected(spec_, 0, inputs_);
   for (int r = 0; r < P_; ++r) {
     const ir::Program& p = ps_[r];
-    const std::vector<unsigned char> want = same_for_all ? shared : Expected(spec_, r, inputs_);
+    const std::vector<unsigned char> want = opt_.expected != nullptr ? (*opt_.expected)[r]
+                                            : same_for_all           ? shared
+                                                                     : Expected(spec_, r, inputs_);
     const unsigned char* got = ranks_[r].recv;
     for (uint64_t i = 0; i < want.size(); ++i) {
       if (got[i] != want[i]) {

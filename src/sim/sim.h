@@ -21,7 +21,15 @@ struct SimOptions {
   bool check_data = true;  // false: timing only (no buffers; for shapes too big for memory)
   uint64_t seed = 1;
   tune::CostModel model;
+  /// Given (one entry per rank), each rank's send-buffer contents and expected receive-buffer
+  /// contents replace the spec's generated input and reference: for calls the reference does
+  /// not know (alltoallv). Bytes a program must leave alone are expected to hold kUnwritten.
+  const std::vector<std::vector<unsigned char>>* inputs = nullptr;
+  const std::vector<std::vector<unsigned char>>* expected = nullptr;
 };
+
+/// What the simulator fills every buffer with before a run (inputs aside).
+inline constexpr unsigned char kUnwritten = 0xEE;
 
 /// What happened.
 struct SimResult {

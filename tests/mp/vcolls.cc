@@ -1,7 +1,8 @@
 // The v-collectives and the prefix reductions, blocking and nonblocking: weftAllGatherV,
 // weftAllToAllV, weftGatherV, weftScatterV (uneven counts with zeros, blocks placed in reverse
 // rank order with guarded gaps, element sizes 1 to 8, in place, roots 0 and last, the root's
-// arrays given at the root only), weftReduceScatterV, weftScan and weftExScan (every dtype and
+// arrays given at the root only; alltoallv blocks on both sides of the node-aware schedule's
+// direct threshold), weftReduceScatterV, weftScan and weftExScan (every dtype and
 // op against the reference), several in flight completed in reverse order, a group, and bad
 // arrays. With --check-args (run under WEFT_CHECK_ARGS=1): counts that disagree across ranks
 // fail on every rank, and the communicator stays usable.
@@ -85,15 +86,19 @@ size_t Count(int pattern, int r) {
   }
 }
 
-// Count from rank i to rank j; patterns 1 and 2 are symmetric (in place needs that).
+// Count from rank i to rank j; patterns 1 to 3 are symmetric (in place needs that). Pattern 3
+// mixes blocks of 8800 bytes and more in 8-byte types (sent directly by the node-aware
+// alltoallv across nodes) with small ones (forwarded through a node peer).
 size_t PairCount(int pattern, int i, int j) {
   switch (pattern) {
     case 0:
       return ((i + 2 * j) % 4) * 3;
     case 1:
       return ((i + j) % 3) * 5 + 1;
-    default:
+    case 2:
       return 700 + (i + j) * 11;
+    default:
+      return (i + j) % 2 ? 1100 + i + j : (i * j) % 5;
   }
 }
 
@@ -364,9 +369,13 @@ int main(int argc, char** argv) {
       CheckDisagreeingCounts(x);
     } else {
       for (weftDataType_t t : {weftInt8, weftFloat16, weftInt32, weftFloat64}) {
-        for (int pattern : {0, 1, 2}) {
+        for (int pattern : {0, 1, 2, 3}) {
           for (bool in_place : {false, true}) {
             for (bool nb : {false, true}) {
+              if (pattern == 3) {  // alltoallv only
+                CheckAllToAllV(x, t, pattern, in_place, nb);
+                continue;
+              }
               CheckAllGatherV(x, t, pattern, in_place, nb);
               if (!in_place || pattern > 0) CheckAllToAllV(x, t, pattern, in_place, nb);
               for (int root : {0, x.size - 1}) {

@@ -17,27 +17,11 @@
 #include <vector>
 
 #include "sched/algos/builder.h"
+#include "sched/algos/node_partners.h"
 #include "sched/algos/registry.h"
 
 namespace weft::sched {
 namespace {
-
-// The destinations on other nodes that local rank `i` of node `n` sends to, by node then
-// local index.
-std::vector<int> ServedBy(const Topology& t, int n, int i) {
-  const int ln = static_cast<int>(t.ranks_of_node[n].size());
-  std::vector<int> out;
-  for (int m = 0; m < t.num_nodes(); ++m) {
-    if (m == n) continue;
-    const std::vector<int>& rm = t.ranks_of_node[m];
-    for (int j = i; j < static_cast<int>(rm.size()); j += ln) out.push_back(rm[j]);
-  }
-  return out;
-}
-
-bool Consecutive(const std::vector<int>& ranks) {
-  return ranks.back() - ranks.front() + 1 == static_cast<int>(ranks.size());
-}
 
 class NodeAllToAllGen final : public Generator {
  public:
@@ -115,7 +99,7 @@ class NodeAllToAllGen final : public Generator {
         }
         const std::vector<int>& rf = t.ranks_of_node[from];
         const int lf = static_cast<int>(rf.size());
-        const int sender = rf[t.LocalRank(rank) % lf];
+        const int sender = SenderFor(t, from, rank);
         if (Consecutive(rf)) {
           b.Recv(sender, RecvAt(rf.front() * blk), lf * blk);
         } else {

@@ -1,0 +1,160 @@
+#include "coll/node_alltoallv_coll.h"
+
+#include <atomic>
+
+#include "call/vcoll_args.h"
+#include "core/dtype.h"
+#include "core/log.h"
+#include "core/params.h"
+#include "sched/algos/node_alltoallv.h"
+
+namespace weft {
+namespace {
+
+// Rounds per waitall, as nodea2a's default.
+constexpr int kRoundsPerWait = 4;
+constexpr uint64_t kDefaultDirectBytes = 8192;
+
+// The knobs decide what messages a rank sends: only where every rank has the same.
+uint64_t DirectBytes(const Comm& comm) {
+  const int64_t v = GetParams().WEFT_ALLTOALLV_DIRECT_BYTES;
+  return comm.selection_knobs_agreed && v >= 0 ? static_cast<uint64_t>(v) : kDefaultDirectBytes;
+}
+
+sched::Recipe NamedRecipe(const char* name, std::vector<int> factors) {
+  sched::Recipe r;
+  r.generator = name;
+  r.factors = std::move(factors);
+  return r;
+}
+
+std::vector<uint64_t> Scaled(const std::vector<size_t>& v, size_t es) {
+  std::vector<uint64_t> out(v.size());
+  for (size_t j = 0; j < v.size(); ++j) out[j] = static_cast<uint64_t>(v[j]) * es;
+  return out;
+}
+
+}  // namespace
+
+bool UsesNodeAllToAllV(const Comm& comm, const CollArgs& args) {
+  if (args.kind != CollKind::kAllToAllV || args.v == nullptr) return false;
+  if (comm.node_map == nullptr || comm.node_map->num_nodes() < 2) return false;
+  if (GetParams().WEFT_SCHEDULES == 0) return false;
+  return !comm.selection_knobs_agreed || GetParams().WEFT_ALLTOALLV != "native";
+}
+
+Status NodeAllToAllVColl::Build(Comm& comm, const CollArgs& args,
+                                std::unique_ptr<NodeAllToAllVColl>* out) {
+  std::unique_ptr<NodeAllToAllVColl> c(new NodeAllToAllVColl(comm, args));
+  const Topology& t = *comm.node_map;
+  const VCounts& v = *args.v;
+  const size_t es = TypeSize(args.type);
+  c->direct_bytes_ = DirectBytes(comm);
+  c->table_out_ = sched::VCountsTable(t, comm.rank, Scaled(v.send_counts, es));
+  const ir::Program counts = sched::NodeAllToAllVCounts(t, comm.rank);
+  c->table_in_.assign(counts.recv_bytes / 8, 0);
+  WEFT_CHECK(BuildCompiledProgram(comm, counts, NamedRecipe("nodea2av-counts", {}), &c->counts_));
+  c->counts_->finish_call = [p = c.get()](Comm& cm) { return p->Finish(cm); };
+  static std::atomic<bool> said{false};  // built per call: say it once per process
+  if (!said.exchange(true)) {
+    WEFT_INFO(kColl,
+              "alltoallv: node-aware schedule (nodea2av) over %d nodes, blocks of %llu "
+              "bytes or more across nodes sent directly",
+              t.num_nodes(), static_cast<unsigned long long>(c->direct_bytes_));
+  }
+  *out = std::move(c);
+  return weftSuccess;
+}
+
+Status NodeAllToAllVColl::StartData(Comm& comm, bool blocking) {
+  counts_->finish_call = nullptr;
+  const Topology& t = *comm.node_map;
+  const VCounts& v = *args_.v;
+  const size_t es = TypeSize(args_.type);
+  Extents e;
+  if (!ComputeVExtents(comm, args_, es, &e)) {
+    return comm.Fail(weftInternalError, "weftAllToAllV: extents of validated counts overflow");
+  }
+  const std::vector<size_t>& sc = args_.in_place ? v.recv_counts : v.send_counts;
+  const std::vector<size_t>& sd = args_.in_place ? v.recv_displs : v.send_displs;
+  const sched::RankVBlocks blocks(t, comm.rank, Scaled(sc, es), Scaled(sd, es),
+                                  Scaled(v.recv_counts, es), Scaled(v.recv_displs, es), table_in_);
+  sched::NodeAllToAllVShape shape;
+  shape.nodes = &t;
+  shape.rank = comm.rank;
+  shape.send_bytes = e.send;
+  shape.recv_bytes = e.recv;
+  shape.in_place = args_.in_place;
+  shape.direct_bytes = direct_bytes_;
+  shape.rounds_per_wait = kRoundsPerWait;
+  const ir::Program prog = sched::NodeAllToAllV(shape, blocks);
+  WEFT_CHECK(BuildCompiledProgram(comm, prog, NamedRecipe("nodea2av", {kRoundsPerWait}), &data_));
+  data_->FollowSlotOf(counts_.get());
+  WEFT_TRACE(kColl, "%s", Describe().c_str());
+  return blocking ? data_->Run(comm, bind_) : data_->Start(comm, bind_);
+}
+
+Status NodeAllToAllVColl::Run(Comm& comm, const Bind& bind) {
+  if (started_) return comm.Fail(weftInvalidUsage, "weftAllToAllV: already running");
+  bind_ = bind;
+  WEFT_CHECK(counts_->Run(comm, Bind{reinterpret_cast<const char*>(table_out_.data()),
+                                     reinterpret_cast<char*>(table_in_.data())}));
+  return StartData(comm, true);
+}
+
+Status NodeAllToAllVColl::Start(Comm& comm, const Bind& bind) {
+  if (started_) return comm.Fail(weftInvalidUsage, "weftIAllToAllV: already running");
+  bind_ = bind;
+  started_ = true;
+  Status s = counts_->Start(comm, Bind{reinterpret_cast<const char*>(table_out_.data()),
+                                       reinterpret_cast<char*>(table_in_.data())});
+  if (s != weftSuccess) {
+    started_ = false;
+    counts_->finish_call = nullptr;
+  }
+  return s;
+}
+
+Status NodeAllToAllVColl::Test(Comm& comm, bool* done) {
+  *done = !started_;
+  if (*done) return weftSuccess;
+  if (data_ == nullptr) {
+    bool counted = false;
+    Status s = counts_->Test(comm, &counted);
+    if (s == weftSuccess && counted) s = StartData(comm, false);
+    if (s != weftSuccess) {
+      started_ = false;
+      counts_->finish_call = nullptr;
+      return s;
+    }
+    if (data_ == nullptr) return weftSuccess;
+  }
+  Status s = data_->Test(comm, done);
+  if (s != weftSuccess || *done) started_ = false;
+  return s;
+}
+
+Status NodeAllToAllVColl::Finish(Comm& comm) {
+  if (data_ == nullptr) {
+    WEFT_CHECK(counts_->Wait(comm));
+    WEFT_CHECK(StartData(comm, false));
+  }
+  return data_->Wait(comm);
+}
+
+Status NodeAllToAllVColl::Wait(Comm& comm) {
+  if (!started_) return weftSuccess;
+  Status s = Finish(comm);
+  started_ = false;
+  return s;
+}
+
+std::string NodeAllToAllVColl::Describe() const {
+  std::string s = "alltoallv: node-aware (nodea2av), blocks across nodes of " +
+                  std::to_string(direct_bytes_) + " bytes or more sent directly, " +
+                  std::to_string(counts_->bytecode.code.size()) + " bytecode instructions to count";
+  if (data_) s += ", " + std::to_string(data_->bytecode.code.size()) + " to move";
+  return s;
+}
+
+}  // namespace weft

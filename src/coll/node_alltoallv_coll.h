@@ -1,0 +1,51 @@
+// The node-aware alltoallv as an executable (sched/algos/node_alltoallv.h has the schedule): a
+// count exchange inside the node, then the data program this rank builds from what it learned,
+// both compiled and run by the interpreter like any schedule, in one tag slot. Built per call
+// (the counts are the shape), for communicators whose ranks span nodes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "call/coll_args.h"
+#include "coll/compiled_coll.h"
+
+namespace weft {
+
+/// Whether an AllToAllV call on comm runs the node-aware schedule: the ranks span nodes,
+/// schedules are on and WEFT_ALLTOALLV is auto (all known alike on every rank).
+bool UsesNodeAllToAllV(const Comm& comm, const CollArgs& args);
+
+/// One node-aware alltoallv call.
+class NodeAllToAllVColl {
+ public:
+  /// Builds the count exchange for validated args; *out stays null on failure.
+  static Status Build(Comm& comm, const CollArgs& args, std::unique_ptr<NodeAllToAllVColl>* out);
+  NodeAllToAllVColl(const NodeAllToAllVColl&) = delete;
+  NodeAllToAllVColl& operator=(const NodeAllToAllVColl&) = delete;
+
+  Status Run(Comm& comm, const Bind& bind);
+  Status Start(Comm& comm, const Bind& bind);
+  Status Test(Comm& comm, bool* done);
+  Status Wait(Comm& comm);
+  bool active() const { return started_; }
+  /// "alltoallv: node-aware, direct from 8K, N + M bytecode instructions", for traces.
+  std::string Describe() const;
+
+ private:
+  NodeAllToAllVColl(Comm& comm, const CollArgs& args) : comm_(comm), args_(args) {}
+  /// Builds the data program from the exchanged counts and starts it in the counts' slot.
+  Status StartData(Comm& comm, bool blocking);
+  /// Completes both stages (also called when a later execution claims the slot).
+  Status Finish(Comm& comm);
+  Comm& comm_;
+  CollArgs args_;
+  std::unique_ptr<CompiledColl> counts_, data_;
+  std::vector<uint64_t> table_out_, table_in_;
+  Bind bind_;
+  bool started_ = false;
+  uint64_t direct_bytes_ = 0;
+};
+
+}  // namespace weft

@@ -1,0 +1,37 @@
+// Who forwards for whom in the node-aware alltoall and alltoallv (node_alltoall.cc,
+// node_alltoallv.cc): for a destination y on another node, the rank of the source node with
+// local index local(y) mod the source node's size sends y one message holding the blocks of
+// every rank of its node for y.
+#pragma once
+
+#include <vector>
+
+#include "topo/topology.h"
+
+namespace weft::sched {
+
+/// The destinations on other nodes that local rank `i` of node `n` sends to, by node then
+/// local index.
+inline std::vector<int> ServedBy(const Topology& t, int n, int i) {
+  const int ln = static_cast<int>(t.ranks_of_node[n].size());
+  std::vector<int> out;
+  for (int m = 0; m < t.num_nodes(); ++m) {
+    if (m == n) continue;
+    const std::vector<int>& rm = t.ranks_of_node[m];
+    for (int j = i; j < static_cast<int>(rm.size()); j += ln) out.push_back(rm[j]);
+  }
+  return out;
+}
+
+/// The rank of node `from` that forwards its node's blocks to `rank` (on another node).
+inline int SenderFor(const Topology& t, int from, int rank) {
+  const std::vector<int>& rf = t.ranks_of_node[from];
+  return rf[t.LocalRank(rank) % static_cast<int>(rf.size())];
+}
+
+/// The node's ranks are consecutive (its blocks lie side by side in rank order).
+inline bool Consecutive(const std::vector<int>& ranks) {
+  return ranks.back() - ranks.front() + 1 == static_cast<int>(ranks.size());
+}
+
+}  // namespace weft::sched
