@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "call/vcoll_args.h"
+#include "coll/choose_recipe.h"
 #include "core/dtype.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -14,6 +15,8 @@ namespace {
 // Rounds per waitall, as nodea2a's default.
 constexpr int kRoundsPerWait = 4;
 constexpr uint64_t kDefaultDirectBytes = 8192;
+// The block size at which UsesNodeAllToAllV asks the model.
+constexpr size_t kProbeBlockBytes = 64;
 
 // The knobs decide what messages a rank sends: only where every rank has the same.
 uint64_t DirectBytes(const Comm& comm) {
@@ -36,11 +39,35 @@ std::vector<uint64_t> Scaled(const std::vector<size_t>& v, size_t es) {
 
 }  // namespace
 
-bool UsesNodeAllToAllV(const Comm& comm, const CollArgs& args) {
+bool UsesNodeAllToAllV(Comm& comm, const CollArgs& args) {
   if (args.kind != CollKind::kAllToAllV || args.v == nullptr) return false;
-  if (comm.node_map == nullptr || comm.node_map->num_nodes() < 2) return false;
-  if (GetParams().WEFT_SCHEDULES == 0) return false;
-  return !comm.selection_knobs_agreed || GetParams().WEFT_ALLTOALLV != "native";
+  if (comm.alltoallv_node_aware >= 0) return comm.alltoallv_node_aware == 1;
+  bool use = comm.node_map != nullptr && comm.node_map->num_nodes() >= 2 &&
+             GetParams().WEFT_SCHEDULES != 0 &&
+             (!comm.selection_knobs_agreed || GetParams().WEFT_ALLTOALLV != "native");
+  std::string why = "one node, schedules off or WEFT_ALLTOALLV=native";
+  if (use) {
+    why.clear();
+    // Measured at 2 nodes x 2 ranks (bench/2026-12-03-alltoallv): node-aware 0.3-0.9x native
+    // on virtual nodes and 0.8-0.95x across two namespace hosts up to 2 MiB, where the model
+    // picks pairwise for alltoall too; from 2 x 4 on it picks nodea2a.
+    CollArgs a2a =
+        MakeArgs(CollKind::kAllToAll, nullptr, nullptr, kProbeBlockBytes, weftUint8, weftSum, 0);
+    SelectionInput in;
+    sched::Recipe recipe;
+    const char* decided_by = "";
+    use = MakeSelectionInput(comm, a2a, &in) &&
+          ChooseRecipe(comm, in, &recipe, &why, &decided_by) && recipe.generator == "nodea2a";
+    if (!use && why.empty()) {
+      why = "alltoall of " + std::to_string(kProbeBlockBytes) + "-byte blocks runs " +
+            sched::RecipeText(recipe) + " (" + decided_by + ")";
+    }
+  }
+  comm.alltoallv_node_aware = use ? 1 : 0;
+  if (!use && comm.node_map != nullptr) {
+    WEFT_INFO(kColl, "alltoallv: the MPI library's routine (%s)", why.c_str());
+  }
+  return use;
 }
 
 Status NodeAllToAllVColl::Build(Comm& comm, const CollArgs& args,

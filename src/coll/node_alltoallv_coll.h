@@ -14,8 +14,11 @@
 namespace weft {
 
 /// Whether an AllToAllV call on comm runs the node-aware schedule: the ranks span nodes,
-/// schedules are on and WEFT_ALLTOALLV is auto (all known alike on every rank).
-bool UsesNodeAllToAllV(const Comm& comm, const CollArgs& args);
+/// schedules are on, WEFT_ALLTOALLV is auto, and the recipe chosen for an alltoall of 64-byte
+/// blocks on this communicator is the node-aware one (nodea2a). Blocks of the direct size and
+/// more go pairwise in either schedule, so the choice turns on small blocks; it is made once
+/// per communicator from what every rank knows alike (node map, agreed knobs, wisdom).
+bool UsesNodeAllToAllV(Comm& comm, const CollArgs& args);
 
 /// One node-aware alltoallv call.
 class NodeAllToAllVColl {

@@ -74,6 +74,9 @@ struct weftComm {
   /// Every rank has the same WEFT_RECIPE and WEFT_TUNE (checked at creation); else both are
   /// ignored on this communicator.
   bool selection_knobs_agreed = true;
+  /// Whether alltoallv runs node-aware here (coll/node_alltoallv_coll.h decides once, from
+  /// what every rank knows alike): -1 not decided yet, 0 no, 1 yes.
+  int alltoallv_node_aware = -1;
   /// The wisdom section every rank holds for this communicator's shape (comm/wisdom_load.h),
   /// or null: calibrated model parameters and measured recipe winners.
   std::shared_ptr<const weft::tune::WisdomSection> wisdom;

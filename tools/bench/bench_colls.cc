@@ -53,6 +53,12 @@ int PostNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsig
       return MPI_Ibcast(recv, n, t, x.root, x.mpi, req);
     case Coll::kAllToAll:
       return MPI_Ialltoall(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi, req);
+    case Coll::kAllToAllV: {
+      const VLayout& v = *s.v;
+      return MPI_Ialltoallv(ip ? MPI_IN_PLACE : send, v.mpi_send_counts.data(),
+                            v.mpi_send_displs.data(), t, recv, v.mpi_recv_counts.data(),
+                            v.mpi_recv_displs.data(), t, x.mpi, req);
+    }
   }
   return MPI_ERR_OTHER;
 }
@@ -75,6 +81,11 @@ int PostWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigne
       return weftIBroadcast(ip ? recv : send, recv, n, x.type, x.root, x.comm, req);
     case Coll::kAllToAll:
       return weftIAllToAll(ip ? recv : send, recv, n, x.type, x.comm, req);
+    case Coll::kAllToAllV: {
+      const VLayout& v = *s.v;
+      return weftIAllToAllV(ip ? recv : send, v.send_counts.data(), v.send_displs.data(), recv,
+                            v.recv_counts.data(), v.recv_displs.data(), x.type, x.comm, req);
+    }
   }
   return weftInternalError;
 }
@@ -104,6 +115,12 @@ int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsign
       return MPI_Bcast(recv, n, t, x.root, x.mpi);
     case Coll::kAllToAll:
       return MPI_Alltoall(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi);
+    case Coll::kAllToAllV: {
+      const VLayout& v = *s.v;
+      return MPI_Alltoallv(ip ? MPI_IN_PLACE : send, v.mpi_send_counts.data(),
+                           v.mpi_send_displs.data(), t, recv, v.mpi_recv_counts.data(),
+                           v.mpi_recv_displs.data(), t, x.mpi);
+    }
   }
   return MPI_ERR_OTHER;
 }
@@ -130,6 +147,11 @@ int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned
       return weftBroadcast(ip ? recv : send, recv, n, x.type, x.root, x.comm, nullptr);
     case Coll::kAllToAll:
       return weftAllToAll(ip ? recv : send, recv, n, x.type, x.comm, nullptr);
+    case Coll::kAllToAllV: {
+      const VLayout& v = *s.v;
+      return weftAllToAllV(ip ? recv : send, v.send_counts.data(), v.send_displs.data(), recv,
+                           v.recv_counts.data(), v.recv_displs.data(), x.type, x.comm, nullptr);
+    }
   }
   return weftInternalError;
 }
@@ -141,6 +163,43 @@ size_t CountDiffs(const unsigned char* got, const unsigned char* want, size_t n,
   size_t wrong = 0;
   for (size_t i = 0; i < n; ++i) wrong += std::memcmp(got + i * es, want + i * es, es) != 0;
   return wrong;
+}
+
+// Elements rank i sends rank j for a base block of c elements.
+size_t PairCount(VPattern p, size_t c, int i, int j) {
+  if (p == VPattern::kUniform) return c;
+  return (i + j) % 4 == 0 ? 4 * c : c / 4;
+}
+
+// Packed in rank order.
+std::shared_ptr<const VLayout> MakeVLayout(const Ctx& x, size_t c) {
+  auto v = std::make_shared<VLayout>();
+  size_t so = 0, ro = 0;
+  for (int j = 0; j < x.size; ++j) {
+    v->send_counts.push_back(PairCount(x.vpattern, c, x.rank, j));
+    v->recv_counts.push_back(PairCount(x.vpattern, c, j, x.rank));
+    v->send_displs.push_back(so);
+    v->recv_displs.push_back(ro);
+    so += v->send_counts.back();
+    ro += v->recv_counts.back();
+  }
+  v->fits_int = so <= static_cast<size_t>(INT_MAX) && ro <= static_cast<size_t>(INT_MAX);
+  auto to_int = [](const std::vector<size_t>& a) {
+    std::vector<int> out;
+    for (size_t e : a) out.push_back(static_cast<int>(std::min<size_t>(e, INT_MAX)));
+    return out;
+  };
+  v->mpi_send_counts = to_int(v->send_counts);
+  v->mpi_send_displs = to_int(v->send_displs);
+  v->mpi_recv_counts = to_int(v->recv_counts);
+  v->mpi_recv_displs = to_int(v->recv_displs);
+  return v;
+}
+
+size_t Sum(const std::vector<size_t>& a) {
+  size_t n = 0;
+  for (size_t e : a) n += e;
+  return n;
 }
 
 }  // namespace
@@ -183,13 +242,21 @@ Shape ShapeOf(const Ctx& x, size_t bytes) {
       s.alg_bytes = s.send_bytes;
       s.bus_factor = (P - 1) / P;
       break;
+    case Coll::kAllToAllV:  // count: the base block; the sizes follow --vpattern
+      s.count = bytes / (es * p);
+      s.v = MakeVLayout(x, s.count);
+      s.send_bytes = Sum(s.v->send_counts) * es;
+      s.recv_bytes = Sum(s.v->recv_counts) * es;
+      s.alg_bytes = s.send_bytes;
+      s.bus_factor = (P - 1) / P;
+      break;
   }
   s.buf_bytes = std::max(s.send_bytes, s.recv_bytes);
   return s;
 }
 
 bool NativeSupports(const Ctx& x, const Shape& s) {
-  if (s.count > static_cast<size_t>(INT_MAX)) return false;
+  if (s.count > static_cast<size_t>(INT_MAX) || (s.v && !s.v->fits_int)) return false;
   if (NativeType(x.type) == MPI_DATATYPE_NULL) return false;
   return !Reduces(x.coll) || x.op != weftAvg;
 }
@@ -262,6 +329,21 @@ size_t Validate(Impl impl, const Ctx& x, const Shape& s, bool ip, unsigned char*
         wrong += CountDiffs(recv + p * block, want.data(), n, es);
       }
       return wrong;
+    case Coll::kAllToAllV: {
+      const VLayout& v = *s.v;
+      for (int p = 0; p < P; ++p) {
+        Fill(x.type, weftSum, x.rank * 1000 + p, seed, in + v.send_displs[p] * es,
+             v.send_counts[p]);
+      }
+      const size_t total = Sum(v.recv_counts);
+      if (RunOnce(impl, x, s, ip, send, recv) != 0) return total;
+      for (int p = 0; p < P; ++p) {
+        want.resize(std::max<size_t>(v.recv_counts[p] * es, 1));
+        Fill(x.type, weftSum, p * 1000 + x.rank, seed, want.data(), v.recv_counts[p]);
+        wrong += CountDiffs(recv + v.recv_displs[p] * es, want.data(), v.recv_counts[p], es);
+      }
+      return wrong;
+    }
   }
   return 0;
 }

@@ -5,7 +5,9 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "bench_options.h"
 
@@ -28,14 +30,22 @@ enum class Impl {
 
 struct DeviceScratch;
 
+/// alltoallv's arrays at one sweep point, in elements: weft's (size_t) and MPI's (int).
+struct VLayout {
+  std::vector<size_t> send_counts, send_displs, recv_counts, recv_displs;
+  std::vector<int> mpi_send_counts, mpi_send_displs, mpi_recv_counts, mpi_recv_displs;
+  bool fits_int = true;  // every value fits MPI's int
+};
+
 /// Sizes of one collective at one sweep point.
 struct Shape {
-  size_t count = 0;       // the API's count argument
-  size_t send_bytes = 0;  // per-rank send buffer
-  size_t recv_bytes = 0;  // per-rank receive buffer
-  size_t buf_bytes = 0;   // one in-place buffer
-  double alg_bytes = 0;   // bytes in nccl-tests' algbw
-  double bus_factor = 1;  // busbw = algbw * bus_factor
+  size_t count = 0;                  // the API's count argument
+  size_t send_bytes = 0;             // per-rank send buffer
+  size_t recv_bytes = 0;             // per-rank receive buffer
+  size_t buf_bytes = 0;              // one in-place buffer
+  double alg_bytes = 0;              // bytes in nccl-tests' algbw
+  double bus_factor = 1;             // busbw = algbw * bus_factor
+  std::shared_ptr<const VLayout> v;  // alltoallv only
 };
 
 /// The communicators and settings every call uses.
@@ -47,8 +57,9 @@ struct Ctx {
   weftDataType_t type;
   weftRedOp_t op;
   int root;
-  DeviceScratch* dev = nullptr;  // device buffers of the device modes (--memory device)
-  bool nonblocking = false;      // post the nonblocking call, then wait (--nonblocking)
+  DeviceScratch* dev = nullptr;            // device buffers of the device modes (--memory device)
+  bool nonblocking = false;                // post the nonblocking call, then wait (--nonblocking)
+  VPattern vpattern = VPattern::kUniform;  // alltoallv's block sizes (--vpattern)
 };
 
 /// Posts native MPI's nonblocking routine (MPI_Iallreduce, ...) into *req.

@@ -39,6 +39,7 @@ double FloorBytes(Coll coll, size_t bytes, int node_ranks) {
   switch (coll) {
     case Coll::kAllReduce:  // P inputs of S, P outputs of S
     case Coll::kAllToAll:   // P inputs of S (P blocks), P outputs of S
+    case Coll::kAllToAllV:  // the same, with S this rank's send bytes
       return 2 * P * S;
     case Coll::kReduceScatter:  // P inputs of S, P outputs of S / P
     case Coll::kBroadcast:      // one input of S, P outputs of S
@@ -63,7 +64,8 @@ double NetworkFloorBytes(Coll coll, size_t bytes, int hosts, int ranks_per_host)
     case Coll::kBroadcast:  // S leaves the root's host once; S arrives at each other host
     case Coll::kReduce:     // S (pre-reduced) arrives at the root's host
       return S;
-    case Coll::kAllToAll:  // each of K ranks sends (H-1)/H of its S off the host
+    case Coll::kAllToAll:   // each of K ranks sends (H-1)/H of its S off the host
+    case Coll::kAllToAllV:  // (uniform blocks; skewed ones are an estimate)
       return K * (H - 1) / H * S;
   }
   return 0;

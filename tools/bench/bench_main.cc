@@ -191,6 +191,7 @@ int main(int argc, char** argv) {
   }
   Ctx x{MPI_COMM_NULL, nullptr, rank, size, Coll::kAllReduce, o.type, o.op, o.root};
   x.nonblocking = o.nonblocking;
+  x.vpattern = o.vpattern;
   MPI_Comm_dup(MPI_COMM_WORLD, &x.mpi);
   if (weftCommInitMPI(&x.comm, MPI_COMM_WORLD) != weftSuccess) {
     std::fprintf(stderr, "weft-bench: weftCommInitMPI failed: %s\n", weftGetLastError(nullptr));

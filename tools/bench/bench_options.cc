@@ -12,14 +12,14 @@
 namespace bench {
 namespace {
 
-constexpr Coll kAll[] = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather,
-                         Coll::kBroadcast, Coll::kReduce,        Coll::kAllToAll};
+constexpr Coll kAll[] = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather, Coll::kBroadcast,
+                         Coll::kReduce,    Coll::kAllToAll,      Coll::kAllToAllV};
 
 void Usage() {
   std::fprintf(
       stderr,
       "usage: weft-bench "
-      "<allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|all> [flags]\n"
+      "<allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|alltoallv|all> [flags]\n"
       "  -b, --minbytes N   smallest per-rank send buffer (default 8; K, M, G suffixes)\n"
       "  -e, --maxbytes N   largest (default 64M)\n"
       "  -f, --stepfactor F multiply the size by F each step (default 2)\n"
@@ -48,14 +48,17 @@ void Usage() {
       "      --nonblocking  both sides post the nonblocking call and wait for it\n"
       "      --overlap      also measure how much of a nonblocking call computation hides\n"
       "                     (OSU's overlap, per size and side)\n"
+      "      --vpattern uniform|skewed  alltoallv block sizes for a size S per rank: every\n"
+      "                     block S/P (uniform), or 4S/P for the pairs with (i+j) mod 4 == 0\n"
+      "                     and S/4P for the others (skewed) (default uniform)\n"
       "      --warmup N, --validate 0|1  aliases of -w and -c\n");
 }
 
 }  // namespace
 
 const char* CollName(Coll c) {
-  static const char* k[] = {"allreduce", "reduce_scatter", "allgather",
-                            "broadcast", "reduce",         "alltoall"};
+  static const char* k[] = {"allreduce", "reduce_scatter", "allgather", "broadcast",
+                            "reduce",    "alltoall",       "alltoallv"};
   return k[static_cast<int>(c)];
 }
 
@@ -187,6 +190,9 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       char* end = nullptr;
       o->link_gbps = std::strtod(v.c_str(), &end);
       ok = end != v.c_str() && *end == '\0' && o->link_gbps > 0 && o->link_gbps <= 1e6;
+    } else if (a == "--vpattern") {
+      o->vpattern = v == "skewed" ? VPattern::kSkewed : VPattern::kUniform;
+      ok = v == "skewed" || v == "uniform";
     } else if (a == "--csv")
       o->csv = v;
     else if (a == "--json")

@@ -10,7 +10,20 @@
 namespace bench {
 
 /// The collectives weft-bench measures.
-enum class Coll { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll };
+enum class Coll {
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kAllToAllV
+};
+
+/// alltoallv's block sizes (--vpattern): every block the same (alltoall through the v
+/// interface), or skewed: the pairs with (i + j) mod 4 == 0 send 4x the base block and the
+/// others a quarter of it (symmetric, so in place works; totals differ by rank).
+enum class VPattern { kUniform, kSkewed };
 
 /// Parsed options.
 struct Options {
@@ -44,6 +57,7 @@ struct Options {
   /// --overlap: after each size's rows, the fraction of a nonblocking call hidden behind
   /// computation, OSU's definition (bench_overlap.h), for both sides.
   bool overlap = false;
+  VPattern vpattern = VPattern::kUniform;  // --vpattern
 };
 
 /// Parses argv; on error or --help prints usage to stderr and returns false (*exit_code set).
