@@ -4,7 +4,8 @@
  * order. (Reductions: MPI requires the same predefined datatype on every rank for a predefined
  * op, and both Open MPI and MPICH 4.0.2 reject derived types there, so reductions use plain
  * types; their derived forms are the data movement's.) Every intercepted collective, in place and
- * not, at roots 0 and last, counts 0, 12 and 4100 elements a block. A rank choosing a path by its
+ * not, at roots 0 and last, counts 0, 12 and 4100 elements a block (alltoallv: uneven blocks
+ * with gaps). A rank choosing a path by its
  * own datatype handle hangs the job (the ctest timeout fails it); a wrong pack or unpack changes
  * the output, which must be byte-identical to the native run's. Gaps in the layouts hold a sentinel
  * that must survive. */
@@ -211,6 +212,41 @@ int main(int argc, char** argv) {
                      ar.type, MPI_COMM_WORLD);
         snprintf(name, sizeof(name), "alltoall %s n=%d %s", tn, n, ip);
         Check(name, &ar, 0, (size_t)n * size, 1);
+
+        /* Alltoallv: blocks of 0, n/2 or n elements by pair (symmetric, as in place needs),
+         * placed last peer first with a gap of one datatype element after each. */
+        {
+          const int vv[2] = {vs, vr};
+          int *cnt[2], *dsp[2];
+          Buf vb[2];
+          for (int side = 0; side < 2; ++side) {
+            const int per = kVariantsTable[vv[side]].per_unit;
+            cnt[side] = (int*)malloc(sizeof(int) * size);
+            dsp[side] = (int*)malloc(sizeof(int) * size);
+            int units = 0;
+            for (int j = size - 1; j >= 0; --j) {
+              cnt[side][j] = 4 * (((rank + j) % 3) * (n / 8)) / per;
+              dsp[side][j] = units;
+              units += cnt[side][j] + 1;
+            }
+            vb[side] = MakeBuf(vv[side], is_int, units * per, 1);
+            vb[side].units = units;
+          }
+          Buf* src = in_place ? &vb[1] : &vb[0];
+          const int sside = in_place ? 1 : 0, sper = kVariantsTable[vv[sside]].per_unit;
+          for (int j = 0; j < size; ++j)
+            for (int k = 0; k < cnt[sside][j] * sper; ++k)
+              Put(src, (size_t)dsp[sside][j] * sper + k, Value(rank, (size_t)j * 1000 + k, 8));
+          MPI_Alltoallv(in_place ? MPI_IN_PLACE : vb[0].data, cnt[0], dsp[0], vb[0].type,
+                        vb[1].data, cnt[1], dsp[1], vb[1].type, MPI_COMM_WORLD);
+          snprintf(name, sizeof(name), "alltoallv %s n=%d %s", tn, n, ip);
+          Check(name, &vb[1], 0, (size_t)vb[1].units * kVariantsTable[vv[1]].per_unit, 1);
+          for (int side = 0; side < 2; ++side) {
+            FreeBuf(&vb[side]);
+            free(cnt[side]);
+            free(dsp[side]);
+          }
+        }
 
         /* Reduce_scatter_block and Reduce_scatter with equal counts (sum) */
         for (int uneven_api = 0; uneven_api <= 1; ++uneven_api) {

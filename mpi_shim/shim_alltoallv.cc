@@ -1,0 +1,174 @@
+// MPI_Alltoallv on weft (weftAllToAllV: the node-aware schedule where the ranks span nodes and
+// the model picks it, else the native routine inside weft). Served whenever weft serves the
+// communicator and both datatypes can be described: what moves is bytes, so the choice needs
+// nothing a rank's own datatype decides. A side whose datatype is contiguous (dense, extent =
+// size) runs on the user's buffer with byte displacements; any other layout is packed block by
+// block into one contiguous buffer and unpacked after.
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <vector>
+
+#include "shim_colls.h"
+#include "shim_state.h"
+#include "shim_stats.h"
+
+using namespace weft::shim;
+
+namespace {
+
+// One side of the call (send or receive) as contiguous bytes.
+class VSide {
+ public:
+  // counts and displs in the user's datatype. False on sizes that overflow.
+  bool Init(const void* buf, const int* counts, const int* displs, int n, MPI_Datatype t,
+            const TypeShape& shape, MPI_Comm comm) {
+    user_ = static_cast<char*>(const_cast<void*>(buf));
+    type_ = t;
+    shape_ = shape;
+    comm_ = comm;
+    direct_ = shape.dense && static_cast<size_t>(shape.extent) == shape.size && shape.true_lb >= 0;
+    size_t packed = 0;
+    for (int j = 0; j < n; ++j) {
+      if (counts[j] < 0 || displs[j] < 0) return false;
+      const size_t c = static_cast<size_t>(counts[j]);
+      size_t bytes = 0, at = 0;
+      if (__builtin_mul_overflow(c, shape.size, &bytes)) return false;
+      if (direct_) {
+        if (__builtin_mul_overflow(static_cast<size_t>(displs[j]), shape.size, &at) ||
+            __builtin_add_overflow(at, static_cast<size_t>(shape.true_lb), &at)) {
+          return false;
+        }
+      } else {
+        at = packed;
+        if (__builtin_add_overflow(packed, bytes, &packed)) return false;
+      }
+      counts_.push_back(bytes);
+      offsets_.push_back(at);
+      user_displs_.push_back(displs[j]);
+      user_counts_.push_back(counts[j]);
+    }
+    if (!direct_) temp_.assign(std::max<size_t>(packed, 1), 0);
+    return true;
+  }
+  char* bytes() { return direct_ ? user_ : temp_.data(); }
+  const std::vector<size_t>& counts() const { return counts_; }
+  const std::vector<size_t>& offsets() const { return offsets_; }
+  int Pack() { return Move(true); }
+  int Unpack() { return Move(false); }
+
+ private:
+  int Move(bool pack) {
+    if (direct_) return MPI_SUCCESS;
+    for (size_t j = 0; j < counts_.size(); ++j) {
+      if (counts_[j] == 0) continue;
+      PackedView v;
+      char* block = user_ + static_cast<MPI_Aint>(user_displs_[j]) * shape_.extent;
+      if (!v.Init(block, user_counts_[j], type_, shape_, comm_)) return MPI_ERR_COUNT;
+      char* at = temp_.data() + offsets_[j];
+      if (!pack) std::memcpy(v.bytes(), at, counts_[j]);
+      const int rc = pack ? v.Pack() : v.Unpack();
+      if (rc != MPI_SUCCESS) return rc;
+      if (pack) std::memcpy(at, v.bytes(), counts_[j]);
+    }
+    return MPI_SUCCESS;
+  }
+  char* user_ = nullptr;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  TypeShape shape_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  bool direct_ = true;
+  std::vector<size_t> counts_, offsets_;  // bytes
+  std::vector<int> user_displs_, user_counts_;
+  std::vector<char> temp_;
+};
+
+// weft's element for these byte counts: bytes while every value fits MPI's int (what weft's
+// v-calls take), else elements of `unit` bytes where every value divides.
+weftDataType_t ElementFor(const std::vector<const std::vector<size_t>*>& all, size_t unit,
+                          size_t* es) {
+  size_t top = 0;
+  bool divides = unit > 1;
+  for (const auto* v : all) {
+    for (size_t x : *v) {
+      top = std::max(top, x);
+      divides = divides && x % unit == 0;
+    }
+  }
+  *es = 1;
+  if (top <= static_cast<size_t>(INT_MAX) || !divides) return weftUint8;
+  *es = unit;
+  switch (unit) {
+    case 2:
+      return weftFloat16;  // moved, never converted
+    case 4:
+      return weftUint32;
+    case 8:
+      return weftUint64;
+    default:
+      *es = 1;
+      return weftUint8;
+  }
+}
+
+std::vector<size_t> Divided(const std::vector<size_t>& v, size_t es) {
+  std::vector<size_t> out(v);
+  for (size_t& x : out) x /= es;
+  return out;
+}
+
+int Alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
+              const int* rd, MPI_Datatype rt, MPI_Comm comm) {
+  const char* fn = "MPI_Alltoallv";
+  auto native = [&] { return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm); };
+  const bool in_place = s == MPI_IN_PLACE;
+  TypeShape sshape, rshape;
+  // Invalid handles are MPI's to report (every rank of a correct program passes valid ones).
+  if (!DescribeType(rt, &rshape) || (!in_place && !DescribeType(st, &sshape))) {
+    NoteFallback(Fallback::kDatatype, fn);
+    return native();
+  }
+  Fallback why;
+  weftComm_t wc = CommFor(comm, &why);
+  if (wc == nullptr) {
+    NoteFallback(why, fn);
+    return native();
+  }
+  int n = 0;
+  PMPI_Comm_size(comm, &n);
+  VSide in, out;
+  if (!out.Init(r, rc, rd, n, rt, rshape, comm) ||
+      (!in_place && !in.Init(s, sc, sd, n, st, sshape, comm))) {
+    // Negative or overflowing counts: an erroneous call, which MPI's routine reports as it
+    // would without weft.
+    NoteFallback(Fallback::kDatatype, fn);
+    return native();
+  }
+  CountCall(fn, true);
+  VSide& send = in_place ? out : in;
+  int rc_mpi = in_place ? out.Pack() : in.Pack();
+  if (rc_mpi != MPI_SUCCESS) return rc_mpi;
+  size_t es = 1;
+  const size_t unit = rshape.basic != MPI_DATATYPE_NULL ? rshape.size : 1;
+  const weftDataType_t t =
+      ElementFor({&send.counts(), &send.offsets(), &out.counts(), &out.offsets()}, unit, &es);
+  const std::vector<size_t> scount = Divided(send.counts(), es),
+                            sdispl = Divided(send.offsets(), es),
+                            rcount = Divided(out.counts(), es), rdispl = Divided(out.offsets(), es);
+  const weftResult_t res =
+      weftAllToAllV(in_place ? out.bytes() : in.bytes(), scount.data(), sdispl.data(), out.bytes(),
+                    rcount.data(), rdispl.data(), t, wc, nullptr);
+  if (res != weftSuccess) return Finish(res, comm, fn);
+  return out.Unpack();
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Alltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r,
+                  const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+  return Guard([&] { return Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm); });
+}
+
+}  // extern "C"
