@@ -1,7 +1,7 @@
-// MPI_Alltoallv on weft (weftAllToAllV: the node-aware schedule where the ranks span nodes and
-// the model picks it, else the native routine inside weft). Served whenever weft serves the
-// communicator and both datatypes can be described: what moves is bytes, so the choice needs
-// nothing a rank's own datatype decides. A side whose datatype is contiguous (dense, extent =
+// MPI_Alltoallv and MPI_Ialltoallv on weft (weftAllToAllV: the node-aware schedule where the ranks
+// span nodes and the model picks it, else the native routine inside weft). Served whenever weft
+// serves the communicator and both datatypes can be described: what moves is bytes, so the choice
+// needs nothing a rank's own datatype decides. A side whose datatype is contiguous (dense, extent =
 // size) runs on the user's buffer with byte displacements; any other layout is packed block by
 // block into one contiguous buffer and unpacked after.
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "shim_colls.h"
+#include "shim_requests.h"
 #include "shim_state.h"
 #include "shim_stats.h"
 
@@ -117,49 +118,66 @@ std::vector<size_t> Divided(const std::vector<size_t>& v, size_t es) {
   return out;
 }
 
-int Alltoallv(const void* s, const int* sc, const int* sd, MPI_Datatype st, void* r, const int* rc,
-              const int* rd, MPI_Datatype rt, MPI_Comm comm) {
-  const char* fn = "MPI_Alltoallv";
-  auto native = [&] { return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm); };
-  const bool in_place = s == MPI_IN_PLACE;
+// A served call's two sides and weft's arrays for them, kept until the call completes.
+struct VCall {
+  VSide in, out;
+  bool in_place = false;
+  weftDataType_t type = weftUint8;
+  std::vector<size_t> scount, sdispl, rcount, rdispl;
+  weftComm_t comm = nullptr;
+};
+
+// Serve (a VCall, packed) or native (null). The choice needs only the communicator: what moves
+// is bytes. Sets *rc on a packing error.
+std::shared_ptr<VCall> PrepareV(const char* fn, const void* s, const int* sc, const int* sd,
+                                MPI_Datatype st, void* r, const int* rc, const int* rd,
+                                MPI_Datatype rt, MPI_Comm comm, int* err) {
+  *err = MPI_SUCCESS;
+  auto c = std::make_shared<VCall>();
+  c->in_place = s == MPI_IN_PLACE;
   TypeShape sshape, rshape;
   // Invalid handles are MPI's to report (every rank of a correct program passes valid ones).
-  if (!DescribeType(rt, &rshape) || (!in_place && !DescribeType(st, &sshape))) {
+  if (!DescribeType(rt, &rshape) || (!c->in_place && !DescribeType(st, &sshape))) {
     NoteFallback(Fallback::kDatatype, fn);
-    return native();
+    return nullptr;
   }
   Fallback why;
-  weftComm_t wc = CommFor(comm, &why);
-  if (wc == nullptr) {
+  c->comm = CommFor(comm, &why);
+  if (c->comm == nullptr) {
     NoteFallback(why, fn);
-    return native();
+    return nullptr;
   }
   int n = 0;
   PMPI_Comm_size(comm, &n);
-  VSide in, out;
-  if (!out.Init(r, rc, rd, n, rt, rshape, comm) ||
-      (!in_place && !in.Init(s, sc, sd, n, st, sshape, comm))) {
+  if (!c->out.Init(r, rc, rd, n, rt, rshape, comm) ||
+      (!c->in_place && !c->in.Init(s, sc, sd, n, st, sshape, comm))) {
     // Negative or overflowing counts: an erroneous call, which MPI's routine reports as it
     // would without weft.
     NoteFallback(Fallback::kDatatype, fn);
-    return native();
+    return nullptr;
   }
   CountCall(fn, true);
-  VSide& send = in_place ? out : in;
-  int rc_mpi = in_place ? out.Pack() : in.Pack();
-  if (rc_mpi != MPI_SUCCESS) return rc_mpi;
+  VSide& send = c->in_place ? c->out : c->in;
+  *err = send.Pack();
+  if (*err != MPI_SUCCESS) return nullptr;
   size_t es = 1;
   const size_t unit = rshape.basic != MPI_DATATYPE_NULL ? rshape.size : 1;
-  const weftDataType_t t =
-      ElementFor({&send.counts(), &send.offsets(), &out.counts(), &out.offsets()}, unit, &es);
-  const std::vector<size_t> scount = Divided(send.counts(), es),
-                            sdispl = Divided(send.offsets(), es),
-                            rcount = Divided(out.counts(), es), rdispl = Divided(out.offsets(), es);
-  const weftResult_t res =
-      weftAllToAllV(in_place ? out.bytes() : in.bytes(), scount.data(), sdispl.data(), out.bytes(),
-                    rcount.data(), rdispl.data(), t, wc, nullptr);
-  if (res != weftSuccess) return Finish(res, comm, fn);
-  return out.Unpack();
+  c->type =
+      ElementFor({&send.counts(), &send.offsets(), &c->out.counts(), &c->out.offsets()}, unit, &es);
+  c->scount = Divided(send.counts(), es);
+  c->sdispl = Divided(send.offsets(), es);
+  c->rcount = Divided(c->out.counts(), es);
+  c->rdispl = Divided(c->out.offsets(), es);
+  return c;
+}
+
+// The call on weft: blocking when request is null.
+weftResult_t LaunchV(VCall& c, weftRequest_t* request) {
+  const void* src = c.in_place ? c.out.bytes() : c.in.bytes();
+  return request ? weftIAllToAllV(src, c.scount.data(), c.sdispl.data(), c.out.bytes(),
+                                  c.rcount.data(), c.rdispl.data(), c.type, c.comm, request)
+                 : weftAllToAllV(src, c.scount.data(), c.sdispl.data(), c.out.bytes(),
+                                 c.rcount.data(), c.rdispl.data(), c.type, c.comm, nullptr);
 }
 
 }  // namespace
@@ -168,7 +186,34 @@ extern "C" {
 
 int MPI_Alltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r,
                   const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm) {
-  return Guard([&] { return Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm); });
+  return Guard([&] {
+    const char* fn = "MPI_Alltoallv";
+    int err = MPI_SUCCESS;
+    std::shared_ptr<VCall> c = PrepareV(fn, s, sc, sd, st, r, rc, rd, rt, comm, &err);
+    if (err != MPI_SUCCESS) return err;
+    if (c == nullptr) return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm);
+    const weftResult_t res = LaunchV(*c, nullptr);
+    if (res != weftSuccess) return Finish(res, comm, fn);
+    return c->out.Unpack();
+  });
+}
+
+int MPI_Ialltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r,
+                   const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm,
+                   MPI_Request* req) {
+  return Guard([&] {
+    const char* fn = "MPI_Ialltoallv";
+    int err = MPI_SUCCESS;
+    std::shared_ptr<VCall> c = PrepareV(fn, s, sc, sd, st, r, rc, rd, rt, comm, &err);
+    if (err != MPI_SUCCESS) return err;
+    if (c == nullptr) return PMPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req);
+    weftRequest_t started = nullptr;
+    const weftResult_t res = LaunchV(*c, &started);
+    if (res != weftSuccess) return Finish(res, comm, fn);
+    auto buf = std::make_shared<Buffers>();
+    buf->unpack = [c] { return c->out.Unpack(); };  // holds both sides until completion
+    return AddNonblocking(started, std::move(buf), req);
+  });
 }
 
 }  // extern "C"

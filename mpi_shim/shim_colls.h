@@ -27,6 +27,9 @@ struct Buffers {
   const void* src = nullptr;  ///< weft's sendbuff
   void* dst = nullptr;        ///< weft's recvbuff
   std::function<void()> fix;  ///< local fix-up after the run, before unpacking (in-place forms)
+  /// Where set, what After does instead of unpacking `out` (MPI_Alltoallv's per-block
+  /// layouts), holding what the run uses until it completes.
+  std::function<int()> unpack;
   /// Packs what the run reads. MPI error code.
   int Before();
   /// Applies the fix-up and unpacks what the run wrote. MPI error code.

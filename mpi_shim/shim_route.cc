@@ -128,6 +128,7 @@ int Buffers::Before() {
 }
 
 int Buffers::After() {
+  if (unpack) return unpack();
   if (fix) fix();
   return unpack_out ? out.Unpack() : MPI_SUCCESS;
 }

@@ -2,7 +2,8 @@
 # weft-bench alltoallv (uniform and skewed blocks, --vpattern) beside MPI_Alltoallv: on 2
 # virtual nodes of 2 ranks and 3 of 2, and across 2 namespace hosts of 2 ranks at 10 Gbit/s
 # (scripts/cluster.sh, brought up and down here); each with the model's choice and with the
-# node-aware schedule forced (WEFT_TUNE=alltoall:*=nodea2a, which alltoallv follows). Each file
+# node-aware schedule forced (WEFT_TUNE=alltoall:*=nodea2a, which alltoallv follows). Then 3
+# hosts of 2 ranks, where the model picks the node-aware schedule, against WEFT_ALLTOALLV=native. Each file
 # holds its command. This machine has 2 cores: 4 and 6 ranks are oversubscribed, so compare
 # columns of one file.
 #   ./scripts/bench-alltoallv.sh OUTDIR [--mpi openmpi|mpich]
@@ -29,8 +30,8 @@ for pattern in uniform skewed; do
     done
   done
 done
-"$WEFT_ROOT/scripts/cluster.sh" up --hosts 2 --rate 10gbit
 trap '"$WEFT_ROOT/scripts/cluster.sh" down' EXIT
+"$WEFT_ROOT/scripts/cluster.sh" up --hosts 2 --rate 10gbit
 for pattern in uniform skewed; do
   for mode in model node; do
     tune=""; [ "$mode" = node ] && tune="alltoall:*=nodea2a"
@@ -38,4 +39,11 @@ for pattern in uniform skewed; do
       env WEFT_TUNE="$tune" "$WEFT_ROOT/scripts/cluster-run.sh" --mpi "$WEFT_MPI" -n 4 --per-host 2 \
       "$bench" alltoallv --vpattern "$pattern" "${sizes[@]}" --link-gbps 10
   done
+done
+"$WEFT_ROOT/scripts/cluster.sh" down
+"$WEFT_ROOT/scripts/cluster.sh" up --hosts 3 --rate 10gbit
+for mode in auto native; do
+  record "$outdir/cluster3x2-uniform-$mode-$WEFT_MPI.txt" \
+    env WEFT_ALLTOALLV="$mode" "$WEFT_ROOT/scripts/cluster-run.sh" --mpi "$WEFT_MPI" -n 6 \
+    --per-host 2 "$bench" alltoallv --vpattern uniform "${sizes[@]}" --link-gbps 10
 done

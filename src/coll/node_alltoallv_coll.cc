@@ -95,6 +95,17 @@ Status NodeAllToAllVColl::Build(Comm& comm, const CollArgs& args,
 
 Status NodeAllToAllVColl::StartData(Comm& comm, bool blocking) {
   counts_->finish_call = nullptr;
+  // The peers have exchanged counts with this rank and go on into the data stage: a failure to
+  // build it here must reach them (every later call fails rather than waits).
+  Status s = BuildData(comm);
+  if (s != weftSuccess) {
+    comm.Break(s);
+    return s;
+  }
+  return blocking ? data_->Run(comm, bind_) : data_->Start(comm, bind_);
+}
+
+Status NodeAllToAllVColl::BuildData(Comm& comm) {
   const Topology& t = *comm.node_map;
   const VCounts& v = *args_.v;
   const size_t es = TypeSize(args_.type);
@@ -118,7 +129,7 @@ Status NodeAllToAllVColl::StartData(Comm& comm, bool blocking) {
   WEFT_CHECK(BuildCompiledProgram(comm, prog, NamedRecipe("nodea2av", {kRoundsPerWait}), &data_));
   data_->FollowSlotOf(counts_.get());
   WEFT_TRACE(kColl, "%s", Describe().c_str());
-  return blocking ? data_->Run(comm, bind_) : data_->Start(comm, bind_);
+  return weftSuccess;
 }
 
 Status NodeAllToAllVColl::Run(Comm& comm, const Bind& bind) {

@@ -40,6 +40,7 @@ class NodeAllToAllVColl {
   NodeAllToAllVColl(Comm& comm, const CollArgs& args) : comm_(comm), args_(args) {}
   /// Builds the data program from the exchanged counts and starts it in the counts' slot.
   Status StartData(Comm& comm, bool blocking);
+  Status BuildData(Comm& comm);
   /// Completes both stages (also called when a later execution claims the slot).
   Status Finish(Comm& comm);
   Comm& comm_;
