@@ -48,9 +48,11 @@ bool UsesNodeAllToAllV(Comm& comm, const CollArgs& args) {
   std::string why = "one node, schedules off or WEFT_ALLTOALLV=native";
   if (use) {
     why.clear();
-    // Measured at 2 nodes x 2 ranks (bench/2026-12-03-alltoallv): node-aware 0.3-0.9x native
-    // on virtual nodes and 0.8-0.95x across two namespace hosts up to 2 MiB, where the model
-    // picks pairwise for alltoall too; from 2 x 4 on it picks nodea2a.
+    // The model's alltoall choice, so both calls agree on what a node-aware step is worth. At
+    // 2 x 2 it keeps pairwise, where node-aware alltoallv measured 0.25-1.0x of MPI_Alltoallv
+    // on virtual nodes and 0.72-1.03x across two namespace hosts; from 3 nodes it picks nodea2a,
+    // which lost on this oversubscribed 2-core machine too (0.56-0.97x on 3 hosts x 2:
+    // bench/2026-12-03-alltoallv); its gain, fewer network messages, needs a real network.
     CollArgs a2a =
         MakeArgs(CollKind::kAllToAll, nullptr, nullptr, kProbeBlockBytes, weftUint8, weftSum, 0);
     SelectionInput in;
