@@ -132,7 +132,8 @@ void Engine::Allocate() {
     inputs_[r].resize(p.send_bytes);
     if (opt_.inputs != nullptr) {
       const std::vector<unsigned char>& given = (*opt_.inputs)[r];
-      std::memcpy(inputs_[r].data(), given.data(), std::min<uint64_t>(given.size(), p.send_bytes));
+      const uint64_t n = std::min<uint64_t>(given.size(), p.send_bytes);
+      if (n > 0) std::memcpy(inputs_[r].data(), given.data(), n);
     } else {
       FillInput(spec_, r, opt_.seed, inputs_[r].data(), p.send_bytes);
     }
