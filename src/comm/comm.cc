@@ -240,6 +240,10 @@ weft::Status weftComm::Fail(weft::Status s, const char* fmt, ...) {
   return s;
 }
 
+unsigned char* weftComm::MappedPeerAddress(int node_rank, uint64_t remote) const {
+  return weft::PeerWindowAddress(*this, node_rank, remote);
+}
+
 weft::Status weftComm::FailMpi(int mpi_err, const char* what) {
   char msg[MPI_MAX_ERROR_STRING + 1] = {0};
   int len = 0;

@@ -17,6 +17,7 @@
 #include "core/status.h"
 #include "sched/recipe.h"
 #include "topo/discover_topology.h"
+#include "transport/comm_link.h"
 #include "tune/wisdom.h"
 
 namespace weft {
@@ -40,10 +41,10 @@ template <typename T>
 using LayerOwned = std::unique_ptr<T, void (*)(T*)>;
 }  // namespace weft
 
-struct weftComm {
-  MPI_Comm mpi = MPI_COMM_NULL;        // weft's duplicate: all collective traffic
+/// (mpi, rank, single_copy and node_oversubscribed come from weft::CommLink, what transports
+/// see of it.)
+struct weftComm final : public weft::CommLink {
   MPI_Comm node_comm = MPI_COMM_NULL;  // ranks of this (virtual) node
-  int rank = 0;
   int size = 0;
   weft::Topology topo;
   /// topo, shared with the compiled schedules' specs when the ranks span nodes; else null.
@@ -66,9 +67,6 @@ struct weftComm {
   /// weftSuccess, or the failure that made the communicator unusable (a node peer timed out:
   /// its slots and counters can no longer be trusted). See weftCommGetAsyncError.
   std::atomic<int> broken{0};
-  /// More ranks on this node than CPUs this process may run on: waits yield at once instead
-  /// of spinning first (a spinning waiter holds the core its peer needs).
-  bool node_oversubscribed = false;
   /// The network tier the cost model uses across nodes (WEFT_NET_GBITS, WEFT_NET_LATENCY_US),
   /// agreed at creation so that every rank ranks recipes alike.
   /// Every rank has the same WEFT_RECIPE and WEFT_TUNE (checked at creation); else both are
@@ -85,8 +83,6 @@ struct weftComm {
   std::shared_ptr<const weft::sched::Recipe> tool_recipe;
   int net_gbits = 100;
   int net_latency_us = 2;
-  /// Node peers' user buffers are reachable by single copy (CMA probed at creation, WEFT_CMA).
-  bool single_copy = false;
   /// weftMemAlloc has made node-shared memory on this communicator (collectively, so every
   /// rank agrees): large calls agree whether their buffers are all in it (zero copy).
   bool mem_shared = false;
@@ -112,17 +108,17 @@ struct weftComm {
   std::atomic<bool> programs_stale{false};
 
   weftComm();
-  ~weftComm();
+  ~weftComm() override;
 
   /// Records a failure's text (for weftGetLastError), logs it at WARN, returns s.
-  weft::Status Fail(weft::Status s, const char* fmt, ...) WEFT_COLD
+  weft::Status Fail(weft::Status s, const char* fmt, ...) override WEFT_COLD
       __attribute__((format(printf, 3, 4)));
   /// Records an MPI failure of `what` with MPI's own error string; returns weftMpiError.
-  weft::Status FailMpi(int mpi_err, const char* what);
+  weft::Status FailMpi(int mpi_err, const char* what) override;
   /// Marks the communicator broken with s (every later call fails fast; the first failure is
   /// kept) and raises this rank's failure word in the node segment, so that node peers waiting
   /// on this rank end with weftRemoteError at once instead of at the deadline.
-  void Break(weft::Status s) WEFT_COLD;
+  void Break(weft::Status s) override WEFT_COLD;
   /// weftRemoteError with the reason when the communicator is broken; weftSuccess otherwise.
   weft::Status CheckUsable(const char* fn);
   /// The last failure's text.
@@ -161,7 +157,10 @@ struct weftComm {
   /// WEFT_SHM=1) and no later growth failed: shared-memory schedules may be chosen.
   bool has_node_segment() const { return shm_ != nullptr && !shm_failed_; }
   /// The current node segment, or null (no reference taken: for comparing with one held).
-  const weft::ShmSegment* current_segment() const { return shm_failed_ ? nullptr : shm_.get(); }
+  unsigned char* MappedPeerAddress(int node_rank, uint64_t remote) const override;
+  const weft::ShmSegment* current_segment() const override {
+    return shm_failed_ ? nullptr : shm_.get();
+  }
   /// The compiled collective that last used the node segment: another must let it finish
   /// before touching the slots (plans may be started together).
   weft::CompiledColl* shm_user = nullptr;

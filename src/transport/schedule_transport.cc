@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include "comm/mem_window.h"
 #include "core/hot_path.h"
 #include "core/params.h"
 #include "core/spin_wait.h"
@@ -57,7 +56,7 @@ unsigned char* ScheduleTransport::PeerPointer(int node_rank, int space) {
   unsigned char*& p = peer_ptr_[2 * node_rank + (send ? 0 : 1)];
   if (p == kUnknown) {
     const ShmSegment::PeerInfo& peer = shm_->Info(node_rank);
-    p = PeerWindowAddress(comm_, node_rank, send ? peer.send : peer.recv);
+    p = comm_.MappedPeerAddress(node_rank, send ? peer.send : peer.recv);
   }
   return p;
 }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "comm/comm.h"
+#include "transport/comm_link.h"
 #include "transport/mpi/mpi_transport.h"
 #include "transport/shm/shm_segment.h"
 
@@ -15,7 +15,7 @@ namespace weft {
 /// MPI messages + an optional node segment.
 class ScheduleTransport final : public Transport {
  public:
-  explicit ScheduleTransport(Comm& comm) : comm_(comm), mpi_(comm) {}
+  explicit ScheduleTransport(CommLink& comm) : comm_(comm), mpi_(comm) {}
   /// The node segment of the next execution (none: counters and node memory are unavailable).
   void set_shm(std::shared_ptr<ShmSegment> shm) {
     shm_ = std::move(shm);
@@ -50,7 +50,7 @@ class ScheduleTransport final : public Transport {
   void set_slot(uint32_t slot) { mpi_.set_slot(slot); }
 
  private:
-  Comm& comm_;
+  CommLink& comm_;
   MpiTransport mpi_;
   std::shared_ptr<ShmSegment> shm_;
   uint64_t base_[ShmSegment::kCounters] = {};

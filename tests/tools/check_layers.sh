@@ -11,12 +11,7 @@ src=${1:-$(cd "$(dirname "$0")/../../src" && pwd)}
 # Lowest first. Folders on one line are one level (they include neither each other nor
 # anything above). sim and check are tools beside the library, above what they use.
 order=(core topo sched tune compile exec transport comm call native coll device plan capi "sim check")
-KNOWN=(
-  "transport/schedule_transport.h -> comm"
-  "transport/schedule_transport.cc -> comm"
-  "transport/mpi/mpi_transport.h -> comm"
-  "transport/mpi/mpi_wait.h -> comm"
-)
+KNOWN=()
 declare -A level
 for i in "${!order[@]}"; do
   for f in ${order[$i]}; do level[$f]=$i; done

@@ -13,8 +13,8 @@
 
 #include <vector>
 
-#include "comm/comm.h"
 #include "exec/transport.h"
+#include "transport/comm_link.h"
 
 namespace weft {
 
@@ -27,7 +27,7 @@ inline constexpr int kTagsPerSlot = 256;  // 0x4000 + 64 * 256 = 32768: MPI's gu
 /// Isend/Irecv on comm.mpi.
 class MpiTransport final : public Transport {
  public:
-  explicit MpiTransport(Comm& comm) : comm_(comm) {}
+  explicit MpiTransport(CommLink& comm) : comm_(comm) {}
   ~MpiTransport() override { Cancel(); }
   Status Isend(int peer, const void* buf, uint64_t bytes, int tag) override;
   Status Irecv(int peer, void* buf, uint64_t bytes, int tag) override;
@@ -39,7 +39,7 @@ class MpiTransport final : public Transport {
  private:
   Status Post(bool send, int peer, void* buf, uint64_t bytes, int tag);
   int Tag(int tag) const { return kScheduleTagBase + slot_ * kTagsPerSlot + tag % kTagsPerSlot; }
-  Comm& comm_;
+  CommLink& comm_;
   int slot_ = 0;
   std::vector<MPI_Request> reqs_;
 };

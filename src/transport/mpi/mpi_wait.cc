@@ -17,7 +17,7 @@ constexpr uint64_t kSpins = 256;
 
 }  // namespace
 
-Status WaitAllWithin(Comm& comm, int n, MPI_Request* reqs, const char* what) {
+Status WaitAllWithin(CommLink& comm, int n, MPI_Request* reqs, const char* what) {
   int err = MPI_SUCCESS;
   int flag = 0;
   auto done = [&] {

@@ -5,14 +5,15 @@
 
 #include <mpi.h>
 
-#include "comm/comm.h"
+#include "transport/comm_link.h"
 
 namespace weft {
 
 /// Completes n requests: polls (yielding the core after a short spin) until all complete,
 /// WEFT_TIMEOUT_S passes (weftTimeout), or a node peer is seen to have failed or exited
-/// (weftRemoteError). Either failure breaks comm and abandons the requests (CancelAll). An MPI error returns weftMpiError. `what` names the wait in error texts.
-Status WaitAllWithin(Comm& comm, int n, MPI_Request* reqs, const char* what);
+/// (weftRemoteError). Either failure breaks comm and abandons the requests (CancelAll). An MPI
+/// error returns weftMpiError. `what` names the wait in error texts.
+Status WaitAllWithin(CommLink& comm, int n, MPI_Request* reqs, const char* what);
 
 /// Abandons n requests after a failure: cancels them, gives the cancellations a moment to take
 /// (a receive not yet matched is then gone, so no late message lands in a buffer that is reused
