@@ -62,7 +62,13 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   sched::Recipe recipe;
   std::string why;
   const char* decided_by = "";
-  if (!ChooseRecipe(comm, in, &recipe, &why, &decided_by)) {
+  // Whether a rank passed its buffers in place is its own (MPI lets a bcast or reduce root alone
+  // choose; weft's forms allow it per rank), so the choice, which every rank must make alike, is
+  // made for the out-of-place shape; the program is then built for this rank's own form, whose
+  // messages are the same.
+  SelectionInput choose = in;
+  choose.spec.in_place = false;
+  if (!ChooseRecipe(comm, choose, &recipe, &why, &decided_by)) {
     WEFT_TRACE(kColl, "%s: native MPI (%s)", sched::SpecText(spec).c_str(), why.c_str());
     return weftSuccess;
   }

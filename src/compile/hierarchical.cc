@@ -53,10 +53,25 @@ struct Groups {
   CollSpec tail;
 };
 
+// An allreduce whose node recipe is rooted (its generator reduces and broadcasts but does not
+// reduce_scatter: tree): single leader, one rank per node carries the whole vector across.
+bool SingleLeader(const CollSpec& spec, const Recipe& recipe) {
+  if (spec.coll != Coll::kAllReduce || recipe.levels.size() != 2) return false;
+  const Generator* g = FindGenerator(recipe.levels[0].generator);
+  return g != nullptr && g->Serves(Coll::kReduce) && g->Serves(Coll::kBroadcast) &&
+         !g->Serves(Coll::kReduceScatter);
+}
+
 // For equal nodes of L ranks on N nodes.
-Groups GroupsOf(const CollSpec& spec, int L, int N) {
+Groups GroupsOf(const CollSpec& spec, const Recipe& recipe, int L, int N) {
   const Topology& t = *spec.nodes;
   const uint64_t c = spec.count;
+  if (SingleLeader(spec, recipe)) {  // node reduce to local 0, its column's allreduce, bcast
+    return {{Part(spec, Coll::kReduce, L, c, spec.in_place, 0),
+             Part(spec, Coll::kBroadcast, L, c, false, 0)},
+            {Part(spec, Coll::kAllReduce, N, c, true)},
+            {}};
+  }
   switch (spec.coll) {
     case Coll::kAllReduce:  // node reduce_scatter, network allreduce, node allgather, tail
       return {{Part(spec, Coll::kReduceScatter, L, c / L, spec.in_place),
@@ -123,6 +138,23 @@ void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& 
     const uint64_t at = s.L * b * es;
     Append(out, g.tail, TailRecipe(g.tail), out.rank(), {all, Plus(send, at), RecvAt(at), 0});
   }
+}
+
+// Single-leader allreduce: reduce inside the node to local rank 0 (into its receive buffer),
+// allreduce across nodes among the local ranks 0, bcast inside the node from local rank 0.
+void BuildAllReduceLeader(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
+  const CollSpec& spec = out.spec();
+  const ir::Ref send = spec.in_place ? RecvAt(0) : SendAt(0);
+  const uint64_t vec = spec.count * ElemBytes(spec);
+  // A rank other than local 0 gets the reduce's receive space in scratch: the group program
+  // may stage there, and in place its input is the call's receive buffer.
+  const ir::Ref partial = s.i == 0 ? RecvAt(0) : ScratchAt(0);
+  const uint64_t base = s.i == 0 ? 0 : vec;
+  out.NeedScratch(base);
+  Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, partial, base});
+  if (s.i == 0)
+    Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(0), RecvAt(0), RecvAt(0), 0});
+  Append(out, g.node[1], recipe.levels[0], s.i, {s.node_ranks, RecvAt(0), RecvAt(0), 0});
 }
 
 // reduce_scatter: the blocks for local index l of every node packed together ([l][m]), node
@@ -199,7 +231,7 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
     return "a non-commutative op crosses nodes in rank order only with block placement";
   }
   const GenEnv flat;  // the levels run point-to-point
-  const Groups g = GroupsOf(spec, L, t.num_nodes());
+  const Groups g = GroupsOf(spec, recipe, L, t.num_nodes());
   std::string why;
   for (const CollSpec& p : g.node) {
     if (!(why = DeclineRecipe(p, recipe.levels[0], flat)).empty()) {
@@ -219,7 +251,7 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
 
 ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank) {
   const Seat seat(*spec.nodes, rank);
-  const Groups groups = GroupsOf(spec, seat.L, seat.N);
+  const Groups groups = GroupsOf(spec, recipe, seat.L, seat.N);
   Builder out(spec, rank);
   switch (spec.coll) {
     case Coll::kReduceScatter:
@@ -233,7 +265,11 @@ ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int ra
       BuildRooted(out, seat, groups, recipe);
       break;
     default:
-      BuildAllReduce(out, seat, groups, recipe);
+      if (SingleLeader(spec, recipe)) {
+        BuildAllReduceLeader(out, seat, groups, recipe);
+      } else {
+        BuildAllReduce(out, seat, groups, recipe);
+      }
       break;
   }
   return out.Take();
@@ -253,7 +289,7 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
     for (int k : {2, 4}) offer({"tree", {k}, 0}, {"tree", {k}, 0});
     return out;
   }
-  const CollSpec& net = GroupsOf(spec, L, N).net[0];
+  const CollSpec net = GroupsOf(spec, Recipe(), L, N).net[0];  // a copy: the Groups is a temporary
   const Recipe node_rexch{"rexch", SplitFactors(L), 0};
   const Recipe net_rexch{
       "rexch",
@@ -261,6 +297,15 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
       0};
   offer(node_rexch, net_rexch);
   offer({"ring", {}, 0}, net_rexch);
+  // Single leader (small vectors: three latency-bound steps, each rank sends the vector once).
+  if (spec.coll == Coll::kAllReduce) {
+    const CollSpec whole = Part(spec, Coll::kAllReduce, N, spec.count, true);
+    const std::vector<int> radix2(patterns::RadicesUpTo(N, 2).size(), 2);
+    for (int k : {2, 4}) {
+      offer({"tree", {k}, 0}, {"rexch", FindGenerator("rexch")->DefaultFactors(whole), 0});
+      offer({"tree", {k}, 0}, {"rexch", radix2, 0});
+    }
+  }
   // A ring across nodes only where each of its N pieces holds a 64-byte line: with empty pieces
   // a rank's own program looks cheap to the one-rank estimate while it waits on the whole chain.
   // At 32 x 64 and 8 KiB selection took rexch:-4,-4,-4,4,4,4/ring, for which `weft-sim

@@ -70,6 +70,20 @@ const std::vector<NodeFamily>& NodeFamilies() {
        },
        true,
        true},
+      {"hier_leader_tree2_rexch",  // single leader: node reduce, column allreduce, node bcast
+       {Coll::kAllReduce},
+       [](const Topology& t) {
+         return Hier({"tree", {2}}, {"rexch", Split(t.num_nodes())});
+       },
+       true,
+       true},
+      {"hier_leader_tree4_tree2",
+       {Coll::kAllReduce},
+       [](const Topology&) {
+         return Hier({"tree", {4}}, {"tree", {2}});
+       },
+       true,
+       true},
       {"hier_tree2_tree4",
        {Coll::kBroadcast, Coll::kReduce},
        [](const Topology&) {
