@@ -17,6 +17,7 @@
 #include "sched/algos/node_alltoallv.h"
 #include "sched/algos/node_partners.h"
 #include "sim/sim.h"
+#include "sim_families.h"
 
 namespace weft::simtest {
 namespace {
@@ -216,23 +217,6 @@ std::string RunCase(const Case& c, uint64_t* data_messages) {
   if (!res.pass) return "data: " + res.why;
   *data_messages = res.messages;
   return "";
-}
-
-std::shared_ptr<const Topology> Shape(const std::string& text) {
-  Topology t;
-  std::string why;
-  EXPECT_TRUE(Topology::FromShape(text, &t, &why)) << why;
-  return std::make_shared<const Topology>(std::move(t));
-}
-
-std::shared_ptr<const Topology> Scrambled(int nranks, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<int> ids(nranks);
-  for (int r = 0, node = 0; r < nranks; ++node) {
-    for (int k = 1 + static_cast<int>(rng() % 4); k > 0 && r < nranks; --k) ids[r++] = node;
-  }
-  std::shuffle(ids.begin(), ids.end(), rng);
-  return std::make_shared<const Topology>(Topology::FromNodeOfRank(ids));
 }
 
 TEST(NodeAllToAllV, EveryPlacementPatternAndLayout) {

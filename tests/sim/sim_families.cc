@@ -1,6 +1,9 @@
 #include "sim_families.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <random>
 
 #include "compile/compile.h"
 #include "sched/algos/generator.h"
@@ -138,6 +141,23 @@ std::string SimulateCase(const sched::CollSpec& spec, const sched::Recipe& recip
   opt.model.nodes = spec.nodes;
   const sim::SimResult r = sim::Simulate(spec, ps, opt);
   return r.pass ? "" : what + ": " + r.why;
+}
+
+std::shared_ptr<const Topology> Shape(const std::string& text) {
+  Topology t;
+  std::string why;
+  EXPECT_TRUE(Topology::FromShape(text, &t, &why)) << why;
+  return std::make_shared<const Topology>(std::move(t));
+}
+
+std::shared_ptr<const Topology> Scrambled(int nranks, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<int> ids(nranks);
+  for (int r = 0, node = 0; r < nranks; ++node) {
+    for (int k = 1 + static_cast<int>(rng() % 4); k > 0 && r < nranks; --k) ids[r++] = node;
+  }
+  std::shuffle(ids.begin(), ids.end(), rng);
+  return std::make_shared<const Topology>(Topology::FromNodeOfRank(ids));
 }
 
 }  // namespace weft::simtest

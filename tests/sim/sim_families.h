@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,11 @@ inline constexpr weftRedOp_t kOps[] = {weftSum, weftProd, weftMax, weftMin};
 /// the spec and recipe named.
 std::string SimulateCase(const sched::CollSpec& spec, const sched::Recipe& recipe,
                          const sched::GenEnv& env);
+
+/// A placement from its shape text ("2x3", "4x3:rr", "1+2+3"); a test failure if it does not
+/// parse.
+std::shared_ptr<const Topology> Shape(const std::string& text);
+/// A placement no launcher makes: ranks dealt to nodes of sizes 1..4 in shuffled order.
+std::shared_ptr<const Topology> Scrambled(int nranks, unsigned seed);
 
 }  // namespace weft::simtest

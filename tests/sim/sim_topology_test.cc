@@ -120,24 +120,6 @@ const std::vector<NodeFamily>& NodeFamilies() {
   return f;
 }
 
-std::shared_ptr<const Topology> Shape(const std::string& text) {
-  Topology t;
-  std::string why;
-  EXPECT_TRUE(Topology::FromShape(text, &t, &why)) << why;
-  return std::make_shared<const Topology>(std::move(t));
-}
-
-// A placement no launcher makes: ranks dealt to nodes of sizes 1..4 in shuffled order.
-std::shared_ptr<const Topology> Scrambled(int nranks, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<int> ids(nranks);
-  for (int r = 0, node = 0; r < nranks; ++node) {
-    for (int k = 1 + static_cast<int>(rng() % 4); k > 0 && r < nranks; --k) ids[r++] = node;
-  }
-  std::shuffle(ids.begin(), ids.end(), rng);
-  return std::make_shared<const Topology>(Topology::FromNodeOfRank(ids));
-}
-
 std::vector<std::shared_ptr<const Topology>> Placements() {
   std::vector<std::shared_ptr<const Topology>> v;
   for (const char* s : {"2x1", "2x2", "2x3", "3x2", "2x2:rr", "2x3:rr", "4x3:rr", "3+1", "1+3",
