@@ -110,8 +110,12 @@ bool MakeSelectionInput(const Comm& comm, const CollArgs& args, SelectionInput* 
   return true;
 }
 
-bool ChooseRecipe(const Comm& comm, const SelectionInput& in, sched::Recipe* out, std::string* why,
-                  const char** decided_by) {
+bool ChooseRecipe(const Comm& comm, const SelectionInput& call, sched::Recipe* out,
+                  std::string* why, const char** decided_by) {
+  // At 4 ranks on round-robin virtual nodes an in-place bcast's root chose tree:2/tree:2 here
+  // while the others chose a flat tree, and the job hung (mp.coll_matrix.np4.vnodes2rr.leader).
+  SelectionInput in = call;
+  in.spec.in_place = false;
   if (comm.tool_recipe &&
       Applies(in, *comm.tool_recipe, "tool recipe", sched::RecipeText(*comm.tool_recipe))) {
     *out = *comm.tool_recipe;

@@ -47,7 +47,10 @@ struct SelectionInput {
 bool MakeSelectionInput(const Comm& comm, const CollArgs& args, SelectionInput* in);
 
 /// Chooses the recipe; false when none applies (the call runs native MPI). *decided_by names
-/// what decided ("tool", "WEFT_RECIPE", "WEFT_TUNE", "wisdom", "model").
+/// what decided ("tool", "WEFT_RECIPE", "WEFT_TUNE", "wisdom", "model"). The choice is made for
+/// the out-of-place shape whatever in.spec.in_place says: passing buffers in place is a rank's
+/// own (MPI lets a bcast or reduce root alone do it), and every rank must choose alike; the
+/// program is then built for the rank's own form, whose messages are the same.
 bool ChooseRecipe(const Comm& comm, const SelectionInput& in, sched::Recipe* out, std::string* why,
                   const char** decided_by);
 

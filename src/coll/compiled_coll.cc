@@ -40,10 +40,15 @@ uint64_t SendBytesRead(const sched::Bytecode& bc) {
 }  // namespace
 
 Status BuildCompiledProgram(Comm& comm, const ir::Program& prog, const sched::Recipe& recipe,
+                            uint64_t count, uint64_t scale_unit,
                             std::unique_ptr<CompiledColl>* out) {
-  auto c = std::make_unique<CompiledColl>(comm, false, 0);
+  bool node = prog.shm_slot_bytes > 0;
+  for (const ir::Instr& in : prog.code) {
+    node |= in.op == ir::Opcode::kSignal || in.op == ir::Opcode::kWait;
+  }
+  auto c = std::make_unique<CompiledColl>(comm, node, prog.shm_slot_bytes);
   c->recipe = recipe;
-  c->bytecode = sched::Lower(prog, 0, 0);
+  c->bytecode = sched::Lower(prog, count, scale_unit);
   std::string why;
   if (!sched::CheckBytecode(c->bytecode, &why)) {
     return comm.Fail(weftInternalError, "lowering %s produced bad bytecode: %s",
@@ -62,29 +67,14 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   sched::Recipe recipe;
   std::string why;
   const char* decided_by = "";
-  // Whether a rank passed its buffers in place is its own (MPI lets a bcast or reduce root alone
-  // choose; weft's forms allow it per rank), so the choice, which every rank must make alike, is
-  // made for the out-of-place shape; the program is then built for this rank's own form, whose
-  // messages are the same.
-  SelectionInput choose = in;
-  choose.spec.in_place = false;
-  if (!ChooseRecipe(comm, choose, &recipe, &why, &decided_by)) {
+  if (!ChooseRecipe(comm, in, &recipe, &why, &decided_by)) {
     WEFT_TRACE(kColl, "%s: native MPI (%s)", sched::SpecText(spec).c_str(), why.c_str());
     return weftSuccess;
   }
-  ir::Program prog = sched::BuildProgram(spec, recipe, comm.rank);
-  bool node = prog.shm_slot_bytes > 0;
-  for (const ir::Instr& in : prog.code) {
-    node |= in.op == ir::Opcode::kSignal || in.op == ir::Opcode::kWait;
-  }
-  auto c = std::make_unique<CompiledColl>(comm, node, prog.shm_slot_bytes);
-  c->recipe = recipe;
+  std::unique_ptr<CompiledColl> c;
+  WEFT_CHECK(BuildCompiledProgram(comm, sched::BuildProgram(spec, recipe, comm.rank), recipe,
+                                  spec.count, sched::RecipeScaleUnit(spec, recipe), &c));
   if (env.zero_copy) c->set_zero_copy();
-  c->bytecode = sched::Lower(prog, spec.count, sched::RecipeScaleUnit(spec, recipe));
-  if (!sched::CheckBytecode(c->bytecode, &why)) {
-    return comm.Fail(weftInternalError, "%s: lowering %s produced bad bytecode: %s",
-                     CollApiName(args.kind), sched::RecipeText(recipe).c_str(), why.c_str());
-  }
   c->in_place_rereads_ = 2 * SendBytesRead(c->bytecode) >= c->bytecode.recv_bytes;
   WEFT_INFO(kColl, "%s: recipe %s (%s), %zu instructions", sched::SpecText(spec).c_str(),
             sched::RecipeText(recipe).c_str(), decided_by, c->bytecode.code.size());

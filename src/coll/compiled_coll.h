@@ -84,9 +84,11 @@ class CompiledColl {
   bool in_place_rereads_ = false;
 };
 
-/// Lowers one rank's program for a call built outside the recipe path (a per-call program:
-/// coll/node_alltoallv_coll.h) into *out; `recipe` names it in logs.
+/// Lowers one rank's program, built for `count` (rescalable in multiples of scale_unit; 0:
+/// never), into *out; `recipe` names it in logs. TryBuildCompiled's last step, and the whole
+/// build of per-call programs (coll/node_alltoallv_coll.h).
 Status BuildCompiledProgram(Comm& comm, const ir::Program& prog, const sched::Recipe& recipe,
+                            uint64_t count, uint64_t scale_unit,
                             std::unique_ptr<CompiledColl>* out);
 
 /// Builds the compiled form of validated args into *out, or leaves it null when schedules are

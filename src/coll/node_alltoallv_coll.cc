@@ -79,10 +79,13 @@ Status NodeAllToAllVColl::Build(Comm& comm, const CollArgs& args,
   const VCounts& v = *args.v;
   const size_t es = TypeSize(args.type);
   c->direct_bytes_ = DirectBytes(comm);
-  c->table_out_ = sched::VCountsTable(t, comm.rank, Scaled(v.send_counts, es));
+  // In place, the blocks to send are where they are received.
+  c->send_bytes_ = Scaled(args.in_place ? v.recv_counts : v.send_counts, es);
+  c->table_out_ = sched::VCountsTable(t, comm.rank, c->send_bytes_);
   const ir::Program counts = sched::NodeAllToAllVCounts(t, comm.rank);
   c->table_in_.assign(counts.recv_bytes / 8, 0);
-  WEFT_CHECK(BuildCompiledProgram(comm, counts, NamedRecipe("nodea2av-counts", {}), &c->counts_));
+  WEFT_CHECK(
+      BuildCompiledProgram(comm, counts, NamedRecipe("nodea2av-counts", {}), 0, 0, &c->counts_));
   c->counts_->finish_call = [p = c.get()](Comm& cm) { return p->Finish(cm); };
   static std::atomic<bool> said{false};  // built per call: say it once per process
   if (!said.exchange(true)) {
@@ -115,9 +118,8 @@ Status NodeAllToAllVColl::BuildData(Comm& comm) {
   if (!ComputeVExtents(comm, args_, es, &e)) {
     return comm.Fail(weftInternalError, "weftAllToAllV: extents of validated counts overflow");
   }
-  const std::vector<size_t>& sc = args_.in_place ? v.recv_counts : v.send_counts;
   const std::vector<size_t>& sd = args_.in_place ? v.recv_displs : v.send_displs;
-  const sched::RankVBlocks blocks(t, comm.rank, Scaled(sc, es), Scaled(sd, es),
+  const sched::RankVBlocks blocks(t, comm.rank, std::move(send_bytes_), Scaled(sd, es),
                                   Scaled(v.recv_counts, es), Scaled(v.recv_displs, es), table_in_);
   sched::NodeAllToAllVShape shape;
   shape.nodes = &t;
@@ -128,7 +130,8 @@ Status NodeAllToAllVColl::BuildData(Comm& comm) {
   shape.direct_bytes = direct_bytes_;
   shape.rounds_per_wait = kRoundsPerWait;
   const ir::Program prog = sched::NodeAllToAllV(shape, blocks);
-  WEFT_CHECK(BuildCompiledProgram(comm, prog, NamedRecipe("nodea2av", {kRoundsPerWait}), &data_));
+  WEFT_CHECK(
+      BuildCompiledProgram(comm, prog, NamedRecipe("nodea2av", {kRoundsPerWait}), 0, 0, &data_));
   data_->FollowSlotOf(counts_.get());
   WEFT_TRACE(kColl, "%s", Describe().c_str());
   return weftSuccess;

@@ -46,6 +46,7 @@ class NodeAllToAllVColl {
   Comm& comm_;
   CollArgs args_;
   std::unique_ptr<CompiledColl> counts_, data_;
+  std::vector<uint64_t> send_bytes_;  // per rank, from Build (handed to the data program)
   std::vector<uint64_t> table_out_, table_in_;
   Bind bind_;
   bool started_ = false;
