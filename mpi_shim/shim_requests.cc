@@ -255,6 +255,8 @@ int WaitallProgressing(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   return WaitallNative(n, reqs, statuses);
 }
 
+void ProgressServed() { Progress(); }
+
 int CompletedRequest(MPI_Request* handle) {
   auto* g = new GrequestState;
   int rc = PMPI_Grequest_start(QueryFn, FreeFn, CancelFn, g, handle);

@@ -33,5 +33,8 @@ bool NonblockingRunning();
 /// reqs for WaitallProgressing).
 int WaitProgressing(MPI_Request* req, MPI_Status* status);
 int WaitallProgressing(int n, MPI_Request reqs[], MPI_Status statuses[]);
+/// Advances the served nonblocking calls once without blocking (for polling loops of blocking
+/// calls that have no request to wait on, such as MPI_Probe).
+void ProgressServed();
 
 }  // namespace weft::shim
