@@ -5,6 +5,7 @@
 // on what every rank shares (shim_route.cc).
 #include "shim_colls.h"
 
+#include "shim_requests.h"
 #include "shim_state.h"
 #include "shim_stats.h"
 
@@ -102,7 +103,7 @@ int MPI_Reduce_scatter(const void* s, void* r, const int counts[], MPI_Datatype 
     for (int i = 1; i < size; ++i) {
       if (counts[i] != counts[0]) {
         NoteFallback(Fallback::kUneven, "MPI_Reduce_scatter");
-        return native();
+        return RunNative(comm, native);
       }
     }
     return ReduceScatterBlock(s, r, counts[0], dt, op, comm, "MPI_Reduce_scatter", native);
@@ -115,7 +116,7 @@ int MPI_Barrier(MPI_Comm comm) {
     weftComm_t wc = CommFor(comm, &why);
     if (!wc) {
       NoteFallback(why, "MPI_Barrier");
-      return PMPI_Barrier(comm);
+      return RunNative(comm, [&] { return PMPI_Barrier(comm); });
     }
     CountCall("MPI_Barrier", true);
     return Finish(weftBarrier(wc, nullptr), comm, "MPI_Barrier");

@@ -75,6 +75,10 @@ weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
                     weftRequest_t* request);
 /// A blocking call end to end: prepare, pack, run on weft, unpack; or native.
 int Run(const CallArgs& a, const NativeFn& native);
+/// A blocking collective on comm that goes to MPI's routine: the served nonblocking calls on
+/// comm complete first (MPI's blocking routine cannot advance them, and a peer may wait for
+/// this rank's part of one before it joins this call), then native().
+int RunNative(MPI_Comm comm, const NativeFn& native);
 
 /// MPI_SUCCESS, or the MPI error flow for a weft failure.
 int Finish(weftResult_t r, MPI_Comm comm, const char* fn);

@@ -23,7 +23,7 @@ int Post(const CallArgs& a, MPI_Request* req, const NativeFn& native) {
   weftRequest_t started = nullptr;
   weftResult_t r = Launch(a, route, nullptr, &started);
   if (r != weftSuccess) return Finish(r, a.comm, a.fn);
-  return AddNonblocking(started, route.buf, req);
+  return AddNonblocking(started, route.buf, a.comm, req);
 }
 
 }  // namespace
@@ -113,7 +113,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) {
     weftRequest_t started = nullptr;
     weftResult_t r = weftIBarrier(wc, &started);
     if (r != weftSuccess) return Finish(r, comm, "MPI_Ibarrier");
-    return AddNonblocking(started, std::make_shared<Buffers>(), req);
+    return AddNonblocking(started, std::make_shared<Buffers>(), comm, req);
   });
 }
 

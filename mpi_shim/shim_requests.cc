@@ -3,9 +3,12 @@
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
+
+#include "capi/interposer_hooks.h"
 
 using namespace weft::shim;
 
@@ -42,6 +45,7 @@ struct Served {
   bool active = false;                // persistent: started and not yet completed
   weftRequest_t request = nullptr;    // nonblocking: weft's request, running
   GrequestState* grequest = nullptr;  // nonblocking: null once the user freed the request
+  MPI_Comm comm = MPI_COMM_NULL;      // nonblocking: the user's communicator
   std::shared_ptr<Buffers> buf;       // packs before a start, unpacks after completion
 };
 
@@ -135,16 +139,61 @@ int CompletePersistent(Served* s) {
   return s->buf->After();
 }
 
-// Polls a served persistent request; true once complete (fix-up done).
-bool TestPersistent(Served* s) {
+// Polls a served persistent request; true once complete (fix-up done), with its result in *rc
+// (MPI_ERR_OTHER when weft's part failed, as when a deadline passed).
+bool TestPersistent(Served* s, int* rc) {
+  *rc = MPI_SUCCESS;
   if (!s->active) return true;
   int done = 0;
-  if (weftPlanTest(s->plan, &done) != weftSuccess || done) {
+  if (weftPlanTest(s->plan, &done) != weftSuccess) {
     s->active = false;
-    if (done) s->buf->After();
+    *rc = MPI_ERR_OTHER;
+    return true;
+  }
+  if (done) {
+    s->active = false;
+    *rc = s->buf->After();
     return true;
   }
   return false;
+}
+
+// Breaks, with weftTimeout, the communicators of the served requests in reqs that still run:
+// a polling wait of the interposer's saw nothing complete for WEFT_TIMEOUT_S. Each then
+// completes with the error at the next poll. True if there was one.
+bool ExpireServed(int n, const MPI_Request reqs[], const char* what) {
+  bool any = false;
+  std::lock_guard<std::mutex> lk(g_mu);
+  for (int i = 0; i < n; ++i) {
+    auto it = g_served.find(reqs[i]);
+    if (it == g_served.end()) continue;
+    Served& s = it->second;
+    if (s.plan != nullptr && s.active) weft::ExpirePlan(s.plan, what);
+    if (s.request != nullptr) weft::ExpireRequest(s.request, what);
+    any |= (s.plan != nullptr && s.active) || s.request != nullptr;
+  }
+  return any;
+}
+
+// The interposer's polling waits (MPI_Waitany, MPI_Waitsome, a blocking call run as a request):
+// poll() until it returns true (its MPI result in *rc), yielding between polls (ranks may
+// outnumber cores). weft's part keeps weft's deadline: after WEFT_TIMEOUT_S in which no poll
+// succeeded, expire() breaks the communicators of the served requests still waited on, and
+// the next poll reports their error. Native requests alone keep MPI's behaviour (no deadline).
+template <typename Poll, typename Expire>
+int PollWithin(Poll poll, Expire expire) {
+  using Clock = std::chrono::steady_clock;
+  const auto timeout = std::chrono::seconds(weft::WaitTimeoutSeconds());
+  auto since = Clock::now();
+  for (uint32_t i = 0;; ++i) {
+    int rc = MPI_SUCCESS;
+    if (poll(&rc)) return rc;
+    sched_yield();
+    if ((i & 15) == 0 && Clock::now() - since > timeout) {
+      expire();
+      since = Clock::now();
+    }
+  }
 }
 
 // A request array with the served persistent requests replaced by MPI_REQUEST_NULL, for the
@@ -229,7 +278,8 @@ bool StartPersistent(MPI_Request handle, int* rc) {
   return true;
 }
 
-int AddNonblocking(weftRequest_t request, std::shared_ptr<Buffers> buf, MPI_Request* handle) {
+int AddNonblocking(weftRequest_t request, std::shared_ptr<Buffers> buf, MPI_Comm comm,
+                   MPI_Request* handle) {
   auto* g = new GrequestState;
   int rc = PMPI_Grequest_start(QueryFn, FreeFn, CancelFn, g, handle);
   if (rc != MPI_SUCCESS) {
@@ -242,6 +292,7 @@ int AddNonblocking(weftRequest_t request, std::shared_ptr<Buffers> buf, MPI_Requ
   s.request = request;
   s.grequest = g;
   s.buf = std::move(buf);
+  s.comm = comm;
   g_served[*handle] = std::move(s);
   Recount();
   return MPI_SUCCESS;
@@ -256,6 +307,34 @@ int WaitallProgressing(int n, MPI_Request reqs[], MPI_Status statuses[]) {
 }
 
 void ProgressServed() { Progress(); }
+
+void CompleteServedOn(MPI_Comm comm) {
+  if (g_running.load(std::memory_order_acquire) == 0) return;
+  std::vector<std::pair<MPI_Request, Served>> on_comm;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    for (auto it = g_served.begin(); it != g_served.end();) {
+      if (it->second.request != nullptr && it->second.comm == comm) {
+        on_comm.emplace_back(it->first, std::move(it->second));
+        it = g_served.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (size_t i = 0; i < g_orphans.size();) {
+      if (g_orphans[i].comm == comm) {
+        on_comm.emplace_back(MPI_REQUEST_NULL, std::move(g_orphans[i]));
+        g_orphans.erase(g_orphans.begin() + static_cast<long>(i));
+      } else {
+        ++i;
+      }
+    }
+    Recount();
+  }
+  // weft completes a communicator's executions oldest first, whatever the order here; each
+  // wait has weft's deadline.
+  for (auto& [handle, s] : on_comm) FinishNonblocking(handle, s, weftRequestWait(&s.request));
+}
 
 int CompletedRequest(MPI_Request* handle) {
   auto* g = new GrequestState;
@@ -304,9 +383,10 @@ int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
   if (g_count.load(std::memory_order_acquire) == 0) return PMPI_Test(req, flag, status);
   return Guard([&] {
     if (Served* s = FindPersistent(*req)) {
-      *flag = TestPersistent(s) ? 1 : 0;
-      if (*flag) EmptyStatus(status, MPI_SUCCESS);
-      return MPI_SUCCESS;
+      int rc = MPI_SUCCESS;
+      *flag = TestPersistent(s, &rc) ? 1 : 0;
+      if (*flag) EmptyStatus(status, rc);
+      return rc;
     }
     Progress();  // completes a served nonblocking call that is done
     return PMPI_Test(req, flag, status);
@@ -320,14 +400,19 @@ int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
     Masked m(n, reqs);
     if (m.served.empty()) return PMPI_Testall(n, reqs, flag, statuses);
     bool served_done = true;
-    for (Served* s : m.served) served_done &= TestPersistent(s);
+    int served_rc = MPI_SUCCESS;
+    for (Served* s : m.served) {
+      int rc = MPI_SUCCESS;
+      served_done &= TestPersistent(s, &rc);
+      if (served_rc == MPI_SUCCESS) served_rc = rc;
+    }
     if (!served_done) {  // MPI_Testall must not complete some requests and report false
       *flag = 0;
-      return MPI_SUCCESS;
+      return served_rc;
     }
     int rc = PMPI_Testall(n, m.reqs.data(), flag, statuses);
     m.CopyBack(reqs);
-    return rc;
+    return rc != MPI_SUCCESS ? rc : served_rc;
   });
 }
 
@@ -343,11 +428,12 @@ int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* st
     for (size_t k = 0; k < m.served.size(); ++k) {
       Served* s = m.served[k];
       if (!s->active) continue;
-      if (TestPersistent(s)) {
+      int rc = MPI_SUCCESS;
+      if (TestPersistent(s, &rc)) {
         *index = m.served_index[k];
         *flag = 1;
-        EmptyStatus(status, MPI_SUCCESS);
-        return MPI_SUCCESS;
+        EmptyStatus(status, rc);
+        return rc;
       }
       served_active = true;
     }
@@ -361,12 +447,13 @@ int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* st
 
 int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
   if (g_count.load(std::memory_order_acquire) == 0) return PMPI_Waitany(n, reqs, index, status);
-  for (;;) {
-    int flag = 0;
-    int rc = MPI_Testany(n, reqs, index, &flag, status);
-    if (rc != MPI_SUCCESS || flag) return rc;
-    sched_yield();  // ranks may outnumber cores
-  }
+  return PollWithin(
+      [&](int* rc) {
+        int flag = 0;
+        *rc = MPI_Testany(n, reqs, index, &flag, status);
+        return *rc != MPI_SUCCESS || flag;
+      },
+      [&] { ExpireServed(n, reqs, "MPI_Waitany"); });
 }
 
 int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
@@ -379,13 +466,16 @@ int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_St
     if (m.served.empty()) return PMPI_Testsome(n, reqs, outcount, indices, statuses);
     const bool ignore = statuses == MPI_STATUSES_IGNORE;
     int done = 0;
+    int served_rc = MPI_SUCCESS;
     bool served_active = false;
     for (size_t k = 0; k < m.served.size(); ++k) {
       Served* s = m.served[k];
       if (!s->active) continue;
-      if (TestPersistent(s)) {
+      int rc = MPI_SUCCESS;
+      if (TestPersistent(s, &rc)) {
         indices[done] = m.served_index[k];
-        if (!ignore) EmptyStatus(&statuses[done], MPI_SUCCESS);
+        if (!ignore) EmptyStatus(&statuses[done], rc);
+        if (served_rc == MPI_SUCCESS) served_rc = rc;
         ++done;
       } else {
         served_active = true;
@@ -399,7 +489,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_St
     const bool native_none = native_count == MPI_UNDEFINED;  // no active native request
     *outcount = done + (native_none ? 0 : native_count);
     if (*outcount == 0 && native_none && !served_active) *outcount = MPI_UNDEFINED;
-    return MPI_SUCCESS;
+    return served_rc;
   });
 }
 
@@ -407,11 +497,12 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_St
   if (g_count.load(std::memory_order_acquire) == 0) {
     return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
   }
-  for (;;) {
-    int rc = MPI_Testsome(n, reqs, outcount, indices, statuses);
-    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
-    sched_yield();  // ranks may outnumber cores
-  }
+  return PollWithin(
+      [&](int* rc) {
+        *rc = MPI_Testsome(n, reqs, outcount, indices, statuses);
+        return *rc != MPI_SUCCESS || *outcount != 0;
+      },
+      [&] { ExpireServed(n, reqs, "MPI_Waitsome"); });
 }
 
 int MPI_Request_free(MPI_Request* req) {

@@ -24,7 +24,8 @@ void AddPersistent(MPI_Request handle, weftPlan_t plan, std::shared_ptr<Buffers>
 bool StartPersistent(MPI_Request handle, int* rc);
 /// A nonblocking call weft runs as request (buf's After runs once it completes): makes the
 /// generalized request the user holds into *handle.
-int AddNonblocking(weftRequest_t request, std::shared_ptr<Buffers> buf, MPI_Request* handle);
+int AddNonblocking(weftRequest_t request, std::shared_ptr<Buffers> buf, MPI_Comm comm,
+                   MPI_Request* handle);
 /// A generalized request that is already complete (a served call with nothing to move).
 int CompletedRequest(MPI_Request* handle);
 /// True while a served nonblocking call runs (one atomic load).
@@ -36,5 +37,9 @@ int WaitallProgressing(int n, MPI_Request reqs[], MPI_Status statuses[]);
 /// Advances the served nonblocking calls once without blocking (for polling loops of blocking
 /// calls that have no request to wait on, such as MPI_Probe).
 void ProgressServed();
+/// Before a blocking collective on comm that weft does not serve (the native routine cannot
+/// advance weft's calls): completes the served nonblocking calls on comm. Every rank of comm
+/// started the same ones before this collective, so every rank can complete them here.
+void CompleteServedOn(MPI_Comm comm);
 
 }  // namespace weft::shim

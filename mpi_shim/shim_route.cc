@@ -7,6 +7,7 @@
 
 #include "core/dtype.h"
 #include "shim_colls.h"
+#include "shim_requests.h"
 #include "shim_state.h"
 #include "shim_stats.h"
 
@@ -218,12 +219,17 @@ weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
 int Run(const CallArgs& a, const NativeFn& native) {
   Route route = Prepare(a);
   if (route.empty) return MPI_SUCCESS;
-  if (route.comm == nullptr) return native();
+  if (route.comm == nullptr) return RunNative(a.comm, native);
   int rc = route.buf->Before();
   if (rc != MPI_SUCCESS) return rc;
   weftResult_t r = Launch(a, route, nullptr, nullptr);
   if (r != weftSuccess) return Finish(r, a.comm, a.fn);
   return route.buf->After();
+}
+
+int RunNative(MPI_Comm comm, const NativeFn& native) {
+  CompleteServedOn(comm);
+  return native();
 }
 
 int Finish(weftResult_t r, MPI_Comm comm, const char* fn) {

@@ -33,6 +33,9 @@ const char* ReasonText(Fallback why) {
       return "weft's setup failed on this communicator";
     case Fallback::kMismatch:
       return "send and receive type signatures differ";
+    case Fallback::kMpiRoutine:
+      return "weft would run the MPI library's routine here (alltoallv on one node, or where the "
+             "model keeps MPI's)";
     default:
       return "?";
   }

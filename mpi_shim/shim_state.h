@@ -21,6 +21,7 @@ enum class Fallback {
   kUneven,       // Reduce_scatter with unequal counts
   kSetupFailed,  // weft could not set up this communicator
   kMismatch,     // send and receive type signatures differ
+  kMpiRoutine,   // weft would call the MPI routine itself (alltoallv where it has no schedule)
   kNumReasons
 };
 

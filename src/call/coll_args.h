@@ -100,6 +100,19 @@ inline CollArgs MakeArgs(CollKind kind, const void* send, void* recv, size_t cou
   return a;
 }
 
+/// The allreduce of one byte (max) that a barrier is compiled as; its buffers are bound by the
+/// program (CompiledColl::bind_own_bytes).
+inline CollArgs BarrierAsAllReduce(const CollArgs& barrier) {
+  CollArgs a = barrier;
+  a.kind = CollKind::kAllReduce;
+  a.count = 1;
+  a.type = weftUint8;
+  a.op = weftMax;
+  a.in_place = false;
+  a.zero_copy = false;
+  return a;
+}
+
 /// Byte extents of the buffers this rank touches; 0 when it touches none.
 struct Extents {
   size_t send = 0, recv = 0;

@@ -1,8 +1,8 @@
 // Blocking collectives and point-to-point.
-#include "capi/guard.h"
 #include "call/coll_args.h"
-#include "coll/run_blocking.h"
 #include "call/vcoll_args.h"
+#include "capi/guard.h"
+#include "coll/run_blocking.h"
 #include "coll/zero_copy_agreement.h"
 #include "core/hot_path.h"
 #include "core/params.h"

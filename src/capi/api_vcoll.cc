@@ -1,8 +1,8 @@
 // The v-collectives (counts per rank in arrays) and the prefix reductions, blocking and
 // nonblocking: the same front and core as every other call (api_coll.cc, api_request.cc),
 // with the count arrays copied into the call's arguments first.
-#include "capi/guard.h"
 #include "call/vcoll_args.h"
+#include "capi/guard.h"
 #include "weft/weft.h"
 
 namespace weft {

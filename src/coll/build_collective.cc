@@ -14,7 +14,16 @@ Status BuildCollective(Comm& comm, const CollArgs& args, std::unique_ptr<Executa
     return weftSuccess;
   }
   std::unique_ptr<CompiledColl> compiled;
-  WEFT_CHECK(TryBuildCompiled(comm, args, &compiled));
+  if (args.kind == CollKind::kBarrier) {
+    // A barrier is an allreduce of one byte (no rank's result exists before every rank has
+    // entered): a compiled schedule whose waits advance the other communicators' executions
+    // and keep weft's deadline, where MPI_Barrier would block inside MPI. Native only where no
+    // schedule is chosen for that allreduce.
+    WEFT_CHECK(TryBuildCompiled(comm, BarrierAsAllReduce(args), &compiled));
+    if (compiled) compiled->bind_own_bytes();
+  } else {
+    WEFT_CHECK(TryBuildCompiled(comm, args, &compiled));
+  }
   if (compiled) {
     *out = std::make_unique<Executable>(std::move(compiled));
     return weftSuccess;

@@ -169,8 +169,9 @@ Status CompiledColl::ChooseSlotStores(Comm& comm, ShmSegment& seg) {
 
 WEFT_HOT ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scratch) const {
   ExecBuffers b;
-  b.send = reinterpret_cast<const unsigned char*>(bind.send);
-  b.recv = reinterpret_cast<unsigned char*>(bind.recv);
+  b.send = own_bytes_ ? &bytes_[0] : reinterpret_cast<const unsigned char*>(bind.send);
+  b.recv = own_bytes_ ? const_cast<unsigned char*>(&bytes_[1])
+                      : reinterpret_cast<unsigned char*>(bind.recv);
   b.scratch = scratch;
   // Latency banks are read at once and share their first line with the stamp: plain stores.
   b.stream_shm = comm_.SlotsStreamed() && !bytecode.shm_banked;

@@ -35,6 +35,9 @@ class CompiledColl {
   /// The call's buffers are weftMemAlloc memory on every rank (agreed): the peers' buffers
   /// are reached through their mappings.
   void set_zero_copy() { transport_.set_mapped_peers(true); }
+  /// A barrier compiled as an allreduce of one byte: each execution runs on two bytes of its
+  /// own (the call has no buffers; the byte's value means nothing).
+  void bind_own_bytes() { own_bytes_ = true; }
   /// Two-stage calls (coll/node_alltoallv_coll.h): this execution runs in the tag slot `first`
   /// took when it started, and takes over from it as the slot's user. Every rank claims slots
   /// in the order it starts executions, and a second stage starts when its first completes,
@@ -75,6 +78,8 @@ class CompiledColl {
   std::unique_ptr<unsigned char[]> own_scratch_;
   size_t own_scratch_bytes_ = 0;
   bool started_ = false;
+  bool own_bytes_ = false;
+  unsigned char bytes_[2] = {0, 0};  // a barrier's send and receive byte (own_bytes_)
   const CompiledColl* follows_ = nullptr;
   uint32_t slot_ = 0;  // the tag slot of the current execution (schedule_starts at its claim)
   const bool uses_node_;

@@ -40,7 +40,10 @@ std::vector<uint64_t> Scaled(const std::vector<size_t>& v, size_t es) {
 }  // namespace
 
 bool UsesNodeAllToAllV(Comm& comm, const CollArgs& args) {
-  if (args.kind != CollKind::kAllToAllV || args.v == nullptr) return false;
+  return args.kind == CollKind::kAllToAllV && args.v != nullptr && CommUsesNodeAllToAllV(comm);
+}
+
+bool CommUsesNodeAllToAllV(Comm& comm) {
   if (comm.alltoallv_node_aware >= 0) return comm.alltoallv_node_aware == 1;
   bool use = comm.node_map != nullptr && comm.node_map->num_nodes() >= 2 &&
              GetParams().WEFT_SCHEDULES != 0 &&

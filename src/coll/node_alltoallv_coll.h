@@ -19,6 +19,9 @@ namespace weft {
 /// more go pairwise in either schedule, so the choice turns on small blocks; it is made once
 /// per communicator from what every rank knows alike (node map, agreed knobs, wisdom).
 bool UsesNodeAllToAllV(Comm& comm, const CollArgs& args);
+/// The same choice for comm alone: its alltoallv calls run the node-aware schedule (else the
+/// MPI library's routine).
+bool CommUsesNodeAllToAllV(Comm& comm);
 
 /// One node-aware alltoallv call.
 class NodeAllToAllVColl {

@@ -4,14 +4,45 @@
 #include <mutex>
 
 #include "core/hot_path.h"
+#include "core/wait_hook.h"
 
 namespace weft {
 namespace {
 
+// Executions queued on all communicators: the wait hook has nothing to do while it is zero.
+std::atomic<int> g_queued{0};
+
+void AdvanceQueued(Comm& comm);
+
+// The wait hook (core/wait_hook.h): a wait on one communicator advances the executions queued
+// on the others, as a test would, never blocking (another thread advancing one keeps it).
+void AdvanceOtherComms() {
+  thread_local bool inside = false;  // a test below never waits, but never recurse
+  if (inside || g_queued.load(std::memory_order_acquire) == 0) return;
+  inside = true;
+  ForEachLiveComm([](Comm& comm) {
+    if (&comm == BusyOn::current() || comm.in_flight_count.load(std::memory_order_acquire) == 0)
+      return;
+    std::unique_lock<std::mutex> lk(comm.progress_mu, std::try_to_lock);
+    if (!lk.owns_lock()) return;
+    BusyOn busy(comm);
+    AdvanceQueued(comm);
+  });
+  inside = false;
+}
+
+const bool kHookSet = [] {
+  WaitHookSlot().store(&AdvanceOtherComms, std::memory_order_release);
+  return true;
+}();
+
 // Removes e from the queue with its result and tells its owner (which may delete it).
 void Complete(Comm& comm, Execution* e, Status s) {
   auto it = std::find(comm.in_flight.begin(), comm.in_flight.end(), e);
-  if (it != comm.in_flight.end()) comm.in_flight.erase(it);
+  if (it != comm.in_flight.end()) {
+    comm.in_flight.erase(it);
+    g_queued.fetch_sub(1, std::memory_order_release);
+  }
   comm.in_flight_count.store(static_cast<int>(comm.in_flight.size()), std::memory_order_release);
   e->status = s;
   e->queued = false;
@@ -27,6 +58,22 @@ bool FailAllIfBroken(Comm& comm) {
     Complete(comm, comm.in_flight.front(), static_cast<Status>(broken));
   }
   return true;
+}
+
+// Advances every queued execution of comm, oldest first, without blocking (progress lock held):
+// a peer may be waiting for this rank's part of any.
+void AdvanceQueued(Comm& comm) {
+  if (FailAllIfBroken(comm)) return;
+  for (size_t i = 0; i < comm.in_flight.size();) {
+    Execution* x = comm.in_flight[i];
+    bool finished = false;
+    Status s = x->program->Test(comm, &finished);
+    if (finished || s != weftSuccess) {
+      Complete(comm, x, s);  // x leaves the queue: i now names the next one
+    } else {
+      ++i;
+    }
+  }
 }
 
 // Blocks until the oldest queued execution completes.
@@ -46,8 +93,11 @@ Status Take(Execution* e) {
 
 }  // namespace
 
+thread_local const Comm* BusyOn::current_ = nullptr;
+
 WEFT_HOT Status StartExecutionLocked(Comm& comm, Execution* e, Executable* program,
                                      const Bind& bind) {
+  BusyOn busy(comm);
   if (e->queued) {
     return comm.Fail(weftInvalidUsage, "the previous start of this operation is not complete");
   }
@@ -65,6 +115,7 @@ WEFT_HOT Status StartExecutionLocked(Comm& comm, Execution* e, Executable* progr
   WEFT_CHECK(program->Start(comm, bind));
   e->queued = true;
   comm.in_flight.push_back(e);
+  g_queued.fetch_add(1, std::memory_order_release);
   comm.in_flight_count.store(static_cast<int>(comm.in_flight.size()), std::memory_order_release);
   return weftSuccess;
 }
@@ -73,37 +124,29 @@ WEFT_HOT Status TestExecution(Comm& comm, Execution* e, bool* done) {
   *done = false;
   std::unique_lock<std::mutex> lk(comm.progress_mu, std::try_to_lock);
   if (!lk.owns_lock()) return weftSuccess;  // another thread is advancing them
-  if (e->queued && !FailAllIfBroken(comm)) {
-    // Every queued execution, oldest first: a peer may be waiting for this rank's part of any.
-    for (size_t i = 0; i < comm.in_flight.size();) {
-      Execution* x = comm.in_flight[i];
-      bool finished = false;
-      Status s = x->program->Test(comm, &finished);
-      if (finished || s != weftSuccess) {
-        Complete(comm, x, s);  // x leaves the queue: i now names the next one
-      } else {
-        ++i;
-      }
-    }
-  }
+  BusyOn busy(comm);
+  if (e->queued) AdvanceQueued(comm);
   *done = !e->queued;
   return *done ? Take(e) : weftSuccess;
 }
 
 WEFT_HOT Status WaitExecution(Comm& comm, Execution* e) {
   std::lock_guard<std::mutex> lk(comm.progress_mu);
+  BusyOn busy(comm);
   while (e->queued) WaitOldestLocked(comm);
   return Take(e);
 }
 
 Status DrainExecutions(Comm& comm) {
   std::lock_guard<std::mutex> lk(comm.progress_mu);
+  BusyOn busy(comm);
   while (!comm.in_flight.empty()) WaitOldestLocked(comm);
   return comm.CheckUsable("a blocking collective after nonblocking ones");
 }
 
 void AbandonExecutions(Comm& comm) {
   std::lock_guard<std::mutex> lk(comm.progress_mu);
+  BusyOn busy(comm);
   while (!comm.in_flight.empty()) {
     Execution* e = comm.in_flight.front();
     e->program->Abandon();

@@ -28,6 +28,24 @@ struct Execution {
   bool queued = false;
 };
 
+/// Marks, for a scope, the communicator this thread advances or runs a blocking call on (its
+/// progress lock held, or its program running): while this thread waits, the wait hook
+/// (core/wait_hook.h), which advances the executions queued on the other communicators,
+/// leaves this one alone.
+class BusyOn {
+ public:
+  explicit BusyOn(const Comm& comm) : prev_(current_) { current_ = &comm; }
+  ~BusyOn() { current_ = prev_; }
+  BusyOn(const BusyOn&) = delete;
+  BusyOn& operator=(const BusyOn&) = delete;
+  /// The innermost communicator marked on this thread, or null.
+  static const Comm* current() { return current_; }
+
+ private:
+  static thread_local const Comm* current_;
+  const Comm* prev_;
+};
+
 /// Starts program on these buffers as execution e and queues it. Call with comm.progress_mu
 /// held (the caller may pick and build the program under the same lock).
 Status StartExecutionLocked(Comm& comm, Execution* e, Executable* program, const Bind& bind);

@@ -29,6 +29,7 @@ WEFT_HOT Status RunHostBlocking(Comm& comm, const CollArgs& args) {
     WEFT_TRACE(kColl, "built: %s", DescribeCollective(comm, a, *built).c_str());
     program = comm.cache->Keep(a, std::move(built));
   }
+  BusyOn busy(comm);  // its waits advance the other communicators' executions, not this one's
   return program->Run(comm, Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
 }
 

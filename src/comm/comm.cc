@@ -57,6 +57,10 @@ Status FailNoComm(Status s, const char* fmt, ...) {
 
 WEFT_HOT bool IsLiveComm(const Comm* comm) { return g_live.Contains(comm); }
 
+void ForEachLiveComm(void (*f)(Comm&)) {
+  g_live.ForEach([f](Comm* c) { f(*c); });
+}
+
 Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
   out->reset();
   int initialized = 0, finalized = 0;
@@ -116,7 +120,7 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     };
     const uint64_t h =
         hash62(params.WEFT_RECIPE + '\n' + params.WEFT_TUNE + '\n' + params.WEFT_ALLTOALLV + '\n' +
-               std::to_string(params.WEFT_ALLTOALLV_DIRECT_BYTES));
+               std::to_string(params.WEFT_ALLTOALLV_DIRECT_BYTES) + '\n' + params.WEFT_NATIVE_WAIT);
     const uint64_t hw = wisdom ? hash62(weft::tune::SectionText(*wisdom)) : 0;
     const int lo = static_cast<int>(h & 0x7fffffff), hi = static_cast<int>(h >> 31);
     const int wlo = static_cast<int>(hw & 0x7fffffff), whi = static_cast<int>(hw >> 31);
@@ -141,10 +145,19 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     comm->net_gbits = net[0];
     comm->net_latency_us = net[1];
     comm->selection_knobs_agreed = net[2] == -net[4] && net[3] == -net[5];
+    // MPI does not match a blocking collective with a nonblocking one: only where every rank
+    // polls.
+    comm->native_waits_poll = comm->selection_knobs_agreed && params.WEFT_NATIVE_WAIT == "poll";
+    if (params.WEFT_NATIVE_WAIT != "poll" && params.WEFT_NATIVE_WAIT != "block" &&
+        comm->rank == 0) {
+      WEFT_WARN(kEnv, "WEFT_NATIVE_WAIT=%s is neither block nor poll; using block",
+                params.WEFT_NATIVE_WAIT.c_str());
+    }
     if (!comm->selection_knobs_agreed && comm->rank == 0) {
       WEFT_WARN(kColl,
                 "WEFT_RECIPE or WEFT_TUNE differ between ranks: both ignored on this "
-                "communicator (every rank must choose the same recipes; WEFT_ALLTOALLV* too)");
+                "communicator (every rank must choose the same recipes; WEFT_ALLTOALLV* and "
+                "WEFT_NATIVE_WAIT too)");
     }
     if (net[6] == -net[8] && net[7] == -net[9]) {
       comm->wisdom = std::move(wisdom);

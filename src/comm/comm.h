@@ -72,6 +72,9 @@ struct weftComm final : public weft::CommLink {
   /// Every rank has the same WEFT_RECIPE and WEFT_TUNE (checked at creation); else both are
   /// ignored on this communicator.
   bool selection_knobs_agreed = true;
+  /// WEFT_NATIVE_WAIT=poll on every rank: blocking calls run their native MPI steps as
+  /// nonblocking routines polled with weft's deadline (NativeProgram::Run).
+  bool native_waits_poll = false;
   /// Whether alltoallv runs node-aware here (coll/node_alltoallv_coll.h decides once, from
   /// what every rank knows alike): -1 not decided yet, 0 no, 1 yes.
   int alltoallv_node_aware = -1;
@@ -198,6 +201,9 @@ void FreeHostComm(Comm* comm);
 void MarkCommLive(Comm* comm, bool live);
 /// True while comm is a communicator created and not yet destroyed.
 bool IsLiveComm(const Comm* comm);
+/// Calls f(comm) for every live communicator, with the set of them locked (no communicator is
+/// made or destroyed meanwhile; f must not check a handle with IsLiveComm).
+void ForEachLiveComm(void (*f)(Comm&));
 
 /// Records a failure not tied to a live communicator (this thread's last error).
 Status FailNoComm(Status s, const char* fmt, ...) WEFT_COLD __attribute__((format(printf, 2, 3)));

@@ -4,8 +4,8 @@
 // Sites: device_setup (communicator creation's device backend; rank in MPI_COMM_WORLD),
 // exec_after_send (a compiled execution over MPI, right after its first message is posted;
 // rank in the communicator), staging_copy (the device->host copy of a staged call's second
-// chunk; rank in the communicator), shm_grow (every node segment after the process's first, as a full
-// /dev/shm would; node rank 0).
+// chunk; rank in the communicator), shm_grow (every node segment after the process's first, as a
+// full /dev/shm would; node rank 0).
 #pragma once
 
 namespace weft {

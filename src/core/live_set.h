@@ -21,6 +21,12 @@ class LiveSet {
     set_.erase(p);
     if (last_.load(std::memory_order_relaxed) == p) last_.store(nullptr, std::memory_order_release);
   }
+  /// Calls f(object) for each live object, under the set's lock (f must not add or remove).
+  template <typename F>
+  void ForEach(F f) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (const T* p : set_) f(const_cast<T*>(p));
+  }
   bool Contains(const T* p) const {
     if (p == nullptr) return false;
     // Every blocking call checks its handle: the last one found answers without the lock (the

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "core/wait_hook.h"
+
 namespace weft {
 
 /// Tells the core this is a spin-wait (x86 pause: less power, no memory-order mis-speculation
@@ -17,11 +19,19 @@ inline void CpuRelax() {
 #endif
 }
 
+/// A timeout in seconds (WEFT_TIMEOUT_S comes from the environment) that cannot overflow the
+/// clock: negative is 0, anything above 2^32 s (136 years) is 2^32.
+inline int64_t ClampTimeoutS(int64_t timeout_s) {
+  constexpr int64_t kMaxTimeoutS = int64_t{1} << 32;
+  return timeout_s < 0 ? 0 : (timeout_s > kMaxTimeoutS ? kMaxTimeoutS : timeout_s);
+}
+
 /// Waits until done() holds: `spins` polls with a pause between (the peer is usually close
 /// behind), then polls yielding the core between them (with more ranks than cores a spinning
 /// waiter would starve the rank it waits for). False once timeout_s has passed, or once
 /// give_up() says the wait is hopeless (a peer failed or exited), which is asked at most about
-/// once a millisecond of yielding (it may make system calls). The clock is read only after
+/// once a millisecond of yielding (it may make system calls); the wait hook
+/// (core/wait_hook.h) runs as often. The clock is read only after
 /// spinning failed (reading it at every wait cost 4% of an 8-byte allreduce), and then every 16
 /// yields: a yield costs a system call, and with busy processes on the core each can take a
 /// scheduler slice (about 4 ms), so every 1024 yields let a deadline overshoot by seconds.
@@ -33,10 +43,7 @@ bool SpinThenYield(Done done, uint64_t spins, int64_t timeout_s, GiveUp give_up)
   }
   using Clock = std::chrono::steady_clock;
   auto last_check = Clock::now();
-  // WEFT_TIMEOUT_S comes from the environment: a huge value must not overflow the clock.
-  constexpr int64_t kMaxTimeoutS = int64_t{1} << 32;  // 136 years
-  timeout_s = timeout_s < 0 ? 0 : (timeout_s > kMaxTimeoutS ? kMaxTimeoutS : timeout_s);
-  const auto deadline = last_check + std::chrono::seconds(timeout_s);
+  const auto deadline = last_check + std::chrono::seconds(ClampTimeoutS(timeout_s));
   for (uint64_t i = 0;; ++i) {
     if (done()) return true;
     sched_yield();
@@ -45,6 +52,7 @@ bool SpinThenYield(Done done, uint64_t spins, int64_t timeout_s, GiveUp give_up)
       if (now > deadline) return done();
       if (now - last_check > std::chrono::milliseconds(1)) {
         last_check = now;
+        RunWaitHook();
         if (give_up()) return done();
       }
     }

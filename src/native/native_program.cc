@@ -35,6 +35,10 @@ void NativeProgram::Abandon() {
 WEFT_HOT Status NativeProgram::Run(Comm& comm, const Bind& bind) {
   if (active_)
     return comm.Fail(weftInvalidUsage, "a previous start of this operation is still active");
+  if (comm.native_waits_poll) {  // weft's deadline, abort and progress hook cover the waits
+    WEFT_CHECK(Start(comm, bind));
+    return Wait(comm);
+  }
   for (auto& s : steps) {
     if (s.before) s.before(bind);
     int err = s.call(bind, nullptr);

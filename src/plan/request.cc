@@ -45,7 +45,11 @@ void weftRequest::Completed() {
 
 namespace weft {
 
-WEFT_HOT Status StartRequest(Comm& comm, const CollArgs& args, Request** out) {
+WEFT_HOT Status StartRequest(Comm& comm, const CollArgs& call, Request** out) {
+  // Chosen as for the blocking call and the plan of this shape (run_blocking.cc, plan.cc): the
+  // same program whichever form runs it.
+  CollArgs args = call;
+  args.slots_streamed = comm.SlotsStreamed();
   auto r = std::make_unique<Request>();
   r->comm = &comm;
   {

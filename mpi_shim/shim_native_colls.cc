@@ -1,0 +1,92 @@
+// Blocking collectives weft leaves to MPI (gather, scatter, their v-forms, allgatherv,
+// alltoallw, scans, and the collective communicator constructors). Intercepted only so that
+// the served nonblocking calls on the same communicator complete first: MPI's routine cannot
+// advance weft's calls, and a peer may wait for this rank's part of one before it joins this
+// call (tests/shim/shim_progress_colls.c hung before). A program with no served call in flight
+// pays one atomic load.
+#include <mpi.h>
+
+#include "shim_colls.h"
+#include "shim_requests.h"
+
+using weft::shim::Guard;
+using weft::shim::NonblockingRunning;
+using weft::shim::RunNative;
+
+extern "C" {
+
+int MPI_Gather(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt, int root,
+               MPI_Comm comm) {
+  if (!NonblockingRunning()) return PMPI_Gather(s, sn, st, r, rn, rt, root, comm);
+  return Guard([&] {
+    return RunNative(comm, [&] { return PMPI_Gather(s, sn, st, r, rn, rt, root, comm); });
+  });
+}
+
+int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
+                MPI_Datatype rt, int root, MPI_Comm comm) {
+  if (!NonblockingRunning()) return PMPI_Gatherv(s, sn, st, r, rc, rd, rt, root, comm);
+  return Guard([&] {
+    return RunNative(comm, [&] { return PMPI_Gatherv(s, sn, st, r, rc, rd, rt, root, comm); });
+  });
+}
+
+int MPI_Scatter(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt, int root,
+                MPI_Comm comm) {
+  if (!NonblockingRunning()) return PMPI_Scatter(s, sn, st, r, rn, rt, root, comm);
+  return Guard([&] {
+    return RunNative(comm, [&] { return PMPI_Scatter(s, sn, st, r, rn, rt, root, comm); });
+  });
+}
+
+int MPI_Scatterv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r, int rn,
+                 MPI_Datatype rt, int root, MPI_Comm comm) {
+  if (!NonblockingRunning()) return PMPI_Scatterv(s, sc, sd, st, r, rn, rt, root, comm);
+  return Guard([&] {
+    return RunNative(comm, [&] { return PMPI_Scatterv(s, sc, sd, st, r, rn, rt, root, comm); });
+  });
+}
+
+int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
+                   MPI_Datatype rt, MPI_Comm comm) {
+  if (!NonblockingRunning()) return PMPI_Allgatherv(s, sn, st, r, rc, rd, rt, comm);
+  return Guard([&] {
+    return RunNative(comm, [&] { return PMPI_Allgatherv(s, sn, st, r, rc, rd, rt, comm); });
+  });
+}
+
+int MPI_Alltoallw(const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r,
+                  const int rc[], const int rd[], const MPI_Datatype rt[], MPI_Comm comm) {
+  if (!NonblockingRunning()) return PMPI_Alltoallw(s, sc, sd, st, r, rc, rd, rt, comm);
+  return Guard([&] {
+    return RunNative(comm, [&] { return PMPI_Alltoallw(s, sc, sd, st, r, rc, rd, rt, comm); });
+  });
+}
+
+int MPI_Scan(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  if (!NonblockingRunning()) return PMPI_Scan(s, r, n, dt, op, comm);
+  return Guard([&] { return RunNative(comm, [&] { return PMPI_Scan(s, r, n, dt, op, comm); }); });
+}
+
+int MPI_Exscan(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  if (!NonblockingRunning()) return PMPI_Exscan(s, r, n, dt, op, comm);
+  return Guard([&] { return RunNative(comm, [&] { return PMPI_Exscan(s, r, n, dt, op, comm); }); });
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* out) {
+  if (!NonblockingRunning()) return PMPI_Comm_dup(comm, out);
+  return Guard([&] { return RunNative(comm, [&] { return PMPI_Comm_dup(comm, out); }); });
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* out) {
+  if (!NonblockingRunning()) return PMPI_Comm_split(comm, color, key, out);
+  return Guard(
+      [&] { return RunNative(comm, [&] { return PMPI_Comm_split(comm, color, key, out); }); });
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* out) {
+  if (!NonblockingRunning()) return PMPI_Comm_create(comm, group, out);
+  return Guard([&] { return RunNative(comm, [&] { return PMPI_Comm_create(comm, group, out); }); });
+}
+
+}  // extern "C"

@@ -1,0 +1,27 @@
+// What weft's MPI interposer (mpi_shim/) needs of the library beyond the public API: its own
+// polling waits (MPI_Waitany and MPI_Waitsome over served requests) keep weft's deadline, and
+// it serves MPI_Alltoallv only where weft runs a schedule of its own. Not for applications.
+#pragma once
+
+#include <cstdint>
+
+#include "weft/weft.h"
+
+namespace weft {
+
+/// A wait of the interposer's that polls request (or plan's execution) has seen nothing complete
+/// for WEFT_TIMEOUT_S: breaks its communicator with weftTimeout, as weft's own waits do at
+/// their deadline, so that the next test of it completes with the error. `what` names the wait
+/// in the error text. No-op on a completed, freed or detached request or plan.
+void ExpireRequest(weftRequest_t request, const char* what);
+void ExpirePlan(weftPlan_t plan, const char* what);
+
+/// Whether weft runs comm's alltoallv calls on its own schedule (the node-aware alltoallv);
+/// false where it would call the MPI library's routine, which the interposer then calls itself
+/// (the same choice on every rank: decided once per communicator from what all know).
+bool RunsOwnAllToAllV(weftComm_t comm);
+
+/// WEFT_TIMEOUT_S, clamped as weft's waits clamp it.
+int64_t WaitTimeoutSeconds();
+
+}  // namespace weft
