@@ -1,6 +1,7 @@
 // Blocking collectives and point-to-point.
 #include "call/coll_args.h"
 #include "call/vcoll_args.h"
+#include "capi/comm_setup.h"
 #include "capi/guard.h"
 #include "coll/run_blocking.h"
 #include "coll/zero_copy_agreement.h"
@@ -58,6 +59,8 @@ WEFT_HOT Status PrepareCall(const char* fn, Comm* comm, weftStream_t stream, Col
 WEFT_HOT weftResult_t RunBlocking(CollArgs a, Comm* comm, weftStream_t stream) {
   const char* fn = CollApiName(a.kind);
   return Guarded(fn, [&]() -> weftResult_t {
+    WEFT_CHECK(CheckComm(fn, comm));
+    CommCall call(comm);  // weftCommAbort from another thread waits for it to leave
     bool served = false;
     const bool grouped = InGroup();
     WEFT_CHECK(PrepareCall(fn, comm, stream, &a, &served, grouped));

@@ -154,11 +154,9 @@ weftResult_t weftCommAbort(weftComm_t comm) {
   return Guarded("weftCommAbort", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckComm("weftCommAbort", comm));
     // Unlike weftCommDestroy, abort never refuses: what is in flight is dropped, requests and
-    // plans are detached.
-    weft::AbandonExecutions(*comm);
-    weft::DetachRequests(*comm);
-    weft::DetachPlans(*comm);
-    return weft::DestroyComm(comm);
+    // plans are detached; calls waiting on it in other threads end first.
+    weft::AbortComm(comm);
+    return weftSuccess;
   });
 }
 

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "capi/comm_setup.h"
 #include "capi/guard.h"
 #include "core/hot_path.h"
 #include "core/params.h"
@@ -88,6 +89,7 @@ weftResult_t weftAllToAllInit(const void* sendbuff, void* recvbuff, size_t count
 WEFT_HOT weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
   return Guarded("weftPlanStart", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanStart", plan));
+    weft::CommCall call(plan->comm);
     weft::Comm& comm = *plan->comm;
     WEFT_CHECK(comm.CheckUsable("weftPlanStart"));
     WEFT_CHECK(weft::CheckStreamArg("weftPlanStart", comm, stream));
@@ -110,6 +112,7 @@ WEFT_HOT weftResult_t weftPlanStart(weftPlan_t plan, weftStream_t stream) {
 WEFT_HOT weftResult_t weftPlanWait(weftPlan_t plan) {
   return Guarded("weftPlanWait", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanWait", plan));
+    weft::CommCall call(plan->comm);
     return weft::WaitExecution(*plan->comm, &plan->exec);
   });
 }
@@ -118,6 +121,7 @@ WEFT_HOT weftResult_t weftPlanTest(weftPlan_t plan, int* done) {
   return Guarded("weftPlanTest", [&]() -> weftResult_t {
     WEFT_CHECK(weft::CheckPlan("weftPlanTest", plan));
     if (done == nullptr) return plan->comm->Fail(weftInvalidArgument, "weftPlanTest: done is NULL");
+    weft::CommCall call(plan->comm);
     bool d = false;
     weft::Status s = weft::TestExecution(*plan->comm, &plan->exec, &d);
     *done = d ? 1 : 0;

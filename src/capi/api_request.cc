@@ -1,6 +1,7 @@
 // Nonblocking collectives and their requests: weftIAllReduce ... and
 // weftRequestWait/Test/Waitall/Free. The same front as the blocking calls (PrepareCall), then
 // a request started on the communicator's queue (plan/request.h, coll/progress.h).
+#include "capi/comm_setup.h"
 #include "capi/guard.h"
 #include "core/hot_path.h"
 #include "plan/group.h"
@@ -18,6 +19,8 @@ WEFT_HOT weftResult_t StartNonblocking(CollArgs a, Comm* comm, weftRequest_t* re
                  : comm->Fail(weftInvalidArgument, "%s: request is NULL", fn);
     }
     *request = nullptr;
+    WEFT_CHECK(CheckComm(fn, comm));
+    CommCall call(comm);  // its start may wait for older executions
     bool served = false;
     WEFT_CHECK(PrepareCall(fn, comm, nullptr, &a, &served));
     if (served) {  // device buffers: the device path ran it to completion
@@ -122,6 +125,7 @@ WEFT_HOT weftResult_t weftRequestWait(weftRequest_t* request) {
     if (*request == nullptr) return weftSuccess;
     weftRequest* r = *request;
     *request = nullptr;  // freed by the wait, whatever its result
+    weft::CommCall call(r->comm);
     return weft::WaitRequest(r);
   });
 }
@@ -138,6 +142,7 @@ WEFT_HOT weftResult_t weftRequestTest(weftRequest_t* request, int* done) {
       return weftSuccess;
     }
     bool finished = false;
+    weft::CommCall call((*request)->comm);
     const weft::Status s = weft::TestRequest(*request, &finished);
     if (finished) {
       *request = nullptr;
@@ -162,6 +167,7 @@ weftResult_t weftRequestWaitall(int count, weftRequest_t* requests) {
       if (requests[i] == nullptr) continue;
       weftRequest* r = requests[i];
       requests[i] = nullptr;
+      weft::CommCall call(r->comm);
       const weft::Status s = weft::WaitRequest(r);
       if (first == weftSuccess) first = s;
     }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "coll/program_cache.h"
+#include "coll/progress.h"
 #include "comm/mem_window.h"
 #include "core/fault.h"
 #include "core/params.h"
@@ -12,6 +13,8 @@
 #include "device/binding.h"
 #include "device/comm_device.h"
 #include "device/mpi_direct.h"
+#include "plan/plan.h"
+#include "plan/request.h"
 
 namespace weft {
 namespace {
@@ -69,6 +72,37 @@ Status CreateComm(MPI_Comm user, Comm** out) {
   MarkCommLive(comm.get(), true);
   *out = comm.release();
   return weftSuccess;
+}
+
+namespace {
+
+// Drops what is in flight, detaches requests and plans (they report the abort), frees comm.
+void TearDownAborted(Comm* comm) {
+  if (comm->torn_down.exchange(true)) return;
+  AbandonExecutions(*comm);
+  DetachRequests(*comm);
+  DetachPlans(*comm);
+  DestroyComm(comm);
+}
+
+}  // namespace
+
+CommCall::CommCall(Comm* comm) : comm_(comm) {
+  if (comm_ != nullptr) comm_->calls_inside.fetch_add(1);
+}
+
+CommCall::~CommCall() {
+  // The last call out of an aborted communicator frees it. Both this decrement and abort's
+  // store are sequentially consistent: whichever comes second sees the other.
+  if (comm_ != nullptr && comm_->calls_inside.fetch_sub(1) == 1 && comm_->abort_requested.load()) {
+    TearDownAborted(comm_);
+  }
+}
+
+void AbortComm(Comm* comm) {
+  CommCall self(comm);  // holds comm while it is marked; its end tears down if no call is inside
+  comm->abort_requested.store(true);
+  comm->Break(weftInvalidUsage);
 }
 
 Status DestroyComm(Comm* comm) {

@@ -21,8 +21,10 @@ void AdvanceOtherComms() {
   if (inside || g_queued.load(std::memory_order_acquire) == 0) return;
   inside = true;
   ForEachLiveComm([](Comm& comm) {
-    if (&comm == BusyOn::current() || comm.in_flight_count.load(std::memory_order_acquire) == 0)
+    if (&comm == BusyOn::current() || comm.in_flight_count.load(std::memory_order_acquire) == 0 ||
+        comm.abort_requested.load(std::memory_order_relaxed)) {
       return;
+    }
     std::unique_lock<std::mutex> lk(comm.progress_mu, std::try_to_lock);
     if (!lk.owns_lock()) return;
     BusyOn busy(comm);

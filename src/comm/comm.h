@@ -50,6 +50,12 @@ struct weftComm final : public weft::CommLink {
   /// topo, shared with the compiled schedules' specs when the ranks span nodes; else null.
   std::shared_ptr<const weft::Topology> node_map;
   std::atomic<int> live_plans{0};
+  /// Calls inside the C API that may wait on this communicator (capi/comm_setup.h CommCall):
+  /// weftCommAbort from another thread leaves the freeing to the last of them.
+  std::atomic<int> calls_inside{0};
+  /// The aborted communicator's teardown has begun (it happens once, on whichever thread
+  /// leaves last).
+  std::atomic<bool> torn_down{false};
   /// The live plans made on this communicator, so that weftCommAbort can detach them (their
   /// later weftPlanFree must not touch the freed communicator).
   std::mutex plans_mu;

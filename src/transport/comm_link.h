@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "core/hot_path.h"
@@ -23,6 +24,9 @@ struct CommLink {
   /// More ranks on this node than CPUs this process may run on: waits yield at once instead
   /// of spinning first (a spinning waiter holds the core its peer needs).
   bool node_oversubscribed = false;
+  /// weftCommAbort was called (perhaps from another thread): every wait on this communicator
+  /// ends at its next look at its peers (about once a millisecond) with AbortedWhileWaiting.
+  std::atomic<bool> abort_requested{false};
 
   virtual ~CommLink() = default;
   /// Records a failure's text (for weftGetLastError), logs it at WARN, returns s.
@@ -38,6 +42,12 @@ struct CommLink {
   /// Where node rank q's address `remote` (inside one of this communicator's weftMemAlloc
   /// allocations) is mapped in this process, or null.
   virtual unsigned char* MappedPeerAddress(int node_rank, uint64_t remote) const = 0;
+
+  /// The error a wait returns once it sees abort_requested (`what` names the wait).
+  Status AbortedWhileWaiting(const char* what) {
+    return Fail(weftInvalidUsage,
+                "%s: the communicator was aborted (weftCommAbort) while this call waited", what);
+  }
 };
 
 }  // namespace weft

@@ -143,8 +143,12 @@ WEFT_HOT Status ScheduleTransport::WaitCounter(int peer, int counter, uint64_t v
   int failed = -1;
   uint64_t failure = 0;
   bool exited = false;
-  auto hopeless = [&] { return shm_->FindFailedPeer(&failed, &failure, &exited); };
+  auto hopeless = [&] {
+    return comm_.abort_requested.load(std::memory_order_relaxed) ||
+           shm_->FindFailedPeer(&failed, &failure, &exited);
+  };
   if (SpinThenYield(done, spins, GetParams().WEFT_TIMEOUT_S, hopeless)) return reach();
+  if (comm_.abort_requested.load()) return comm_.AbortedWhileWaiting("a node peer's counter");
   // The peers' slots and counters are no longer trustworthy: the communicator is broken here,
   // and this rank's peers learn it through the segment.
   shm_->RaiseFailure(failed >= 0 ? weftRemoteError : weftTimeout);

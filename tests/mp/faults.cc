@@ -16,6 +16,12 @@
 //   --churn N       N communicators made and destroyed in turn: resident memory after them
 //                   within 16 MiB of what it was after the first 100 (printed), nothing left
 //                   in /dev/shm. For scripts/fault-matrix.sh (10,000) and ctest (a few hundred).
+//   --abort-thread  a second thread calls weftCommAbort while the main thread waits on the same
+//                   communicator in a call rank 1 never joins (a blocking allreduce, a
+//                   request's wait, a plan's wait; WEFT_TIMEOUT_S stays 600): the waiting call
+//                   returns weftInvalidUsage naming the abort within two seconds, the abort
+//                   returns success, and the communicator is freed once the call has left
+//                   (before, abort freed the call's objects under it).
 //   --shm-grow      WEFT_FAULT=shm_grow:0, one node, WEFT_RECIPE=shmpipe@1M: the node segment
 //                   cannot grow for a large call. That call fails on every rank; the same call
 //                   again runs on a point-to-point schedule and is right (before, the cached
@@ -27,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mp_check.h"
@@ -184,8 +191,68 @@ void Churn(mpt::Report& report, int rank, long cycles) {
 
 }  // namespace
 
+// Rank 0 waits in form (0 blocking, 1 request, 2 plan) on a call rank 1 never joins; a thread
+// of rank 0 aborts the communicator meanwhile.
+void AbortThread(mpt::Report& report, int rank) {
+  const char* forms[3] = {"a blocking allreduce", "a request's wait", "a plan's wait"};
+  for (int form = 0; form < 3; ++form) {
+    weftComm_t comm = nullptr;
+    if (weftCommInitMPI(&comm, MPI_COMM_WORLD) != weftSuccess) {
+      report.Case(false, "init", weftGetLastError(nullptr));
+      return;
+    }
+    const size_t n = 1024;
+    std::vector<double> a(n, 1.0), b(n);
+    weftPlan_t plan = nullptr;  // plan creation is collective: both ranks make it
+    if (form == 2 &&
+        weftAllReduceInit(a.data(), b.data(), n, weftDouble, weftSum, comm, &plan) != weftSuccess) {
+      report.Case(false, "plan", weftGetLastError(comm));
+      return;
+    }
+    if (rank == 0) {
+      weftResult_t aborted = weftInternalError;
+      std::thread aborter([&] {
+        usleep(300 * 1000);  // the main thread is waiting by then
+        aborted = weftCommAbort(comm);
+      });
+      const double t0 = Seconds();
+      weftResult_t r = weftSuccess;
+      if (form == 0) r = weftAllReduce(a.data(), b.data(), n, weftDouble, weftSum, comm, nullptr);
+      if (form == 1) {
+        weftRequest_t q = nullptr;
+        r = weftIAllReduce(a.data(), b.data(), n, weftDouble, weftSum, comm, &q);
+        if (r == weftSuccess) r = weftRequestWait(&q);
+      }
+      if (form == 2) {
+        r = weftPlanStart(plan, nullptr);
+        if (r == weftSuccess) r = weftPlanWait(plan);
+      }
+      const double took = Seconds() - t0;
+      const std::string why = weftGetLastError(nullptr);
+      aborter.join();
+      report.Case(r == weftInvalidUsage && why.find("aborted") != std::string::npos,
+                  std::string(forms[form]) + " ends with the abort", why);
+      report.Case(took < 2.0, std::string(forms[form]) + " ends at once",
+                  std::to_string(took) + " s");
+      report.Case(aborted == weftSuccess, std::string(forms[form]) + ": the abort succeeds");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank != 0) weftCommAbort(comm);  // never joined the call
+    if (plan != nullptr) {
+      report.Case(weftPlanFree(plan) == weftSuccess, "the detached plan frees",
+                  weftGetLastError(nullptr));
+    }
+  }
+}
+
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // A second thread calls weft in --abort-thread (and may free the communicator's MPI objects).
+  int provided = 0;
+  if (argc > 1 && std::strcmp(argv[1], "--abort-thread") == 0) {
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   mpt::Report report(MPI_COMM_WORLD);
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -200,6 +267,8 @@ int main(int argc, char** argv) {
     Staging(report, rank);
   } else if (mode == "--churn") {
     Churn(report, rank, argc > 2 ? std::atol(argv[2]) : 300);
+  } else if (mode == "--abort-thread") {
+    AbortThread(report, rank);
   } else if (mode == "--shm-grow") {
     ShmGrow(report, size);
   } else if (mode == "--after-send") {

@@ -29,13 +29,17 @@ Status WaitAllWithin(CommLink& comm, int n, MPI_Request* reqs, const char* what)
   int failed = -1;
   uint64_t failure = 0;
   bool exited = false;
-  auto hopeless = [&] { return seg != nullptr && seg->FindFailedPeer(&failed, &failure, &exited); };
+  auto hopeless = [&] {
+    return comm.abort_requested.load(std::memory_order_relaxed) ||
+           (seg != nullptr && seg->FindFailedPeer(&failed, &failure, &exited));
+  };
   const int64_t timeout_s = GetParams().WEFT_TIMEOUT_S;
   const uint64_t spins = comm.node_oversubscribed ? 0 : kSpins;
   if (SpinThenYield(done, spins, timeout_s, hopeless)) {
     return err == MPI_SUCCESS ? weftSuccess : comm.FailMpi(err, what);
   }
   CancelAll(n, reqs);
+  if (comm.abort_requested.load()) return comm.AbortedWhileWaiting(what);
   if (failed >= 0) {
     comm.Break(weftRemoteError);
     return comm.Fail(weftRemoteError, "%s: node rank %d %s", what, failed,
