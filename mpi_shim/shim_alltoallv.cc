@@ -130,9 +130,9 @@ struct VCall {
 
 // Serve (a VCall, packed) or native (null). The choice needs only the communicator: what moves
 // is bytes. Sets *rc on a packing error.
-std::shared_ptr<VCall> PrepareV(const char* fn, const void* s, const int* sc, const int* sd,
-                                MPI_Datatype st, void* r, const int* rc, const int* rd,
-                                MPI_Datatype rt, MPI_Comm comm, int* err) {
+std::shared_ptr<VCall> PrepareV(const char* fn, bool nonblocking, const void* s, const int* sc,
+                                const int* sd, MPI_Datatype st, void* r, const int* rc,
+                                const int* rd, MPI_Datatype rt, MPI_Comm comm, int* err) {
   *err = MPI_SUCCESS;
   auto c = std::make_shared<VCall>();
   c->in_place = s == MPI_IN_PLACE;
@@ -148,11 +148,11 @@ std::shared_ptr<VCall> PrepareV(const char* fn, const void* s, const int* sc, co
     NoteFallback(why, fn);
     return nullptr;
   }
-  // Where weft would call MPI's routine anyway (one node, or the model keeps MPI's), the
+  // Where weft would only call MPI's routine (one node, or the model keeps MPI's), the
   // interposer calls it directly: serving it cost 0.55-0.74x of MPI_Alltoallv from 64 B to
   // 4 KiB per rank at 2 ranks (WEFT_SCHEDULES=0 weft-bench alltoallv -b 8 -e 1M -f 8), for
   // nothing gained.
-  if (!weft::RunsOwnAllToAllV(c->comm)) {
+  if (!weft::ServesAllToAllV(c->comm, nonblocking, c->in_place)) {
     NoteFallback(Fallback::kMpiRoutine, fn);
     return nullptr;
   }
@@ -198,7 +198,7 @@ int MPI_Alltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype st
   return Guard([&] {
     const char* fn = "MPI_Alltoallv";
     int err = MPI_SUCCESS;
-    std::shared_ptr<VCall> c = PrepareV(fn, s, sc, sd, st, r, rc, rd, rt, comm, &err);
+    std::shared_ptr<VCall> c = PrepareV(fn, false, s, sc, sd, st, r, rc, rd, rt, comm, &err);
     if (err != MPI_SUCCESS) return err;
     if (c == nullptr) {
       return RunNative(comm, [&] { return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm); });
@@ -215,7 +215,7 @@ int MPI_Ialltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype s
   return Guard([&] {
     const char* fn = "MPI_Ialltoallv";
     int err = MPI_SUCCESS;
-    std::shared_ptr<VCall> c = PrepareV(fn, s, sc, sd, st, r, rc, rd, rt, comm, &err);
+    std::shared_ptr<VCall> c = PrepareV(fn, true, s, sc, sd, st, r, rc, rd, rt, comm, &err);
     if (err != MPI_SUCCESS) return err;
     if (c == nullptr) return PMPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req);
     weftRequest_t started = nullptr;

@@ -2,6 +2,7 @@
 #include "coll/node_alltoallv_coll.h"
 #include "core/params.h"
 #include "core/spin_wait.h"
+#include "native/mpi_quirks.h"
 #include "plan/plan.h"
 #include "plan/request.h"
 
@@ -28,7 +29,11 @@ void ExpirePlan(weftPlan_t plan, const char* what) {
   if (plan != nullptr && IsLivePlan(plan)) Expire(plan->comm, what);
 }
 
-bool RunsOwnAllToAllV(weftComm_t comm) { return IsLiveComm(comm) && CommUsesNodeAllToAllV(*comm); }
+bool ServesAllToAllV(weftComm_t comm, bool nonblocking, bool in_place) {
+  if (!IsLiveComm(comm)) return false;
+  return CommUsesNodeAllToAllV(*comm) ||
+         (nonblocking && in_place && GetMpiQuirks().in_place_ialltoallv_wrong);
+}
 
 int64_t WaitTimeoutSeconds() { return ClampTimeoutS(GetParams().WEFT_TIMEOUT_S); }
 

@@ -16,10 +16,12 @@ namespace weft {
 void ExpireRequest(weftRequest_t request, const char* what);
 void ExpirePlan(weftPlan_t plan, const char* what);
 
-/// Whether weft runs comm's alltoallv calls on its own schedule (the node-aware alltoallv);
-/// false where it would call the MPI library's routine, which the interposer then calls itself
-/// (the same choice on every rank: decided once per communicator from what all know).
-bool RunsOwnAllToAllV(weftComm_t comm);
+/// Whether weft adds anything to comm's alltoallv calls of this form: its own schedule (the
+/// node-aware alltoallv), or a way around a defect of the MPI library's routine (Open MPI
+/// 4.1.4's in-place MPI_Ialltoallv, mpi_quirks.h). False where weft would only call the
+/// routine, which the interposer then calls itself. The same on every rank: decided per
+/// communicator from what all know, and MPI_IN_PLACE is all ranks' or none's for alltoallv.
+bool ServesAllToAllV(weftComm_t comm, bool nonblocking, bool in_place);
 
 /// WEFT_TIMEOUT_S, clamped as weft's waits clamp it.
 int64_t WaitTimeoutSeconds();
