@@ -62,9 +62,24 @@ bool SingleLeader(const CollSpec& spec, const Recipe& recipe) {
          !g->Serves(Coll::kReduceScatter);
 }
 
-// For equal nodes of L ranks on N nodes.
-Groups GroupsOf(const CollSpec& spec, const Recipe& recipe, int L, int N) {
+// A rooted recipe (bcast, reduce, single-leader allreduce): one rank per node carries the
+// node's data across, so nodes may differ in size.
+bool Rooted(const CollSpec& spec, const Recipe& recipe) {
+  return spec.coll == Coll::kBroadcast || spec.coll == Coll::kReduce || SingleLeader(spec, recipe);
+}
+
+// The local index of the rank that carries node n's part across nodes in a bcast or reduce: the
+// root's own local index where node n has it (on the root's node, the root itself), else 0 (a
+// smaller node of an uneven placement).
+int LeaderLocal(const Topology& t, int n, int root_local) {
+  return root_local < static_cast<int>(t.ranks_of_node[n].size()) ? root_local : 0;
+}
+
+// The groups of node n (its size decides the node level's; the network level's are every
+// node's). Nodes of unequal size only for rooted recipes (DeclineHierarchical).
+Groups GroupsOf(const CollSpec& spec, const Recipe& recipe, int n) {
   const Topology& t = *spec.nodes;
+  const int L = static_cast<int>(t.ranks_of_node[n].size()), N = t.num_nodes();
   const uint64_t c = spec.count;
   if (SingleLeader(spec, recipe)) {  // node reduce to local 0, its column's allreduce, bcast
     return {{Part(spec, Coll::kReduce, L, c, spec.in_place, 0),
@@ -86,8 +101,8 @@ Groups GroupsOf(const CollSpec& spec, const Recipe& recipe, int L, int N) {
       return {{Part(spec, Coll::kAllGather, L, N * c, true)},
               {Part(spec, Coll::kAllGather, N, c, false)},
               {}};
-    default:  // bcast, reduce: inside the node at the root's local index, across at its node
-      return {{Part(spec, spec.coll, L, c, false, t.LocalRank(spec.root))},
+    default:  // bcast, reduce: inside the node at its leader, across at the root's node
+      return {{Part(spec, spec.coll, L, c, false, LeaderLocal(t, n, t.LocalRank(spec.root)))},
               {Part(spec, spec.coll, N, c, false, t.node_of_rank[spec.root])},
               {}};
   }
@@ -110,6 +125,12 @@ struct Seat {
     std::vector<int> column(N);
     for (int m = 0; m < N; ++m) column[m] = t.ranks_of_node[m][local];
     return column;
+  }
+  // Each node's leader for a root of local index root_local (LeaderLocal), in node order.
+  std::vector<int> Leaders(int root_local) const {
+    std::vector<int> leaders(N);
+    for (int m = 0; m < N; ++m) leaders[m] = t.ranks_of_node[m][LeaderLocal(t, m, root_local)];
+    return leaders;
   }
 };
 
@@ -191,16 +212,17 @@ void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   }
 }
 
-// bcast: across nodes among the ranks of the root's local index (root: the root's node), then
-// inside every node from that rank. reduce: the reverse, with node partials in scratch.
+// bcast: across nodes among the nodes' leaders (the root's local index, or 0 on a node too
+// small to have it; the root on its node), then inside every node from its leader. reduce: the
+// reverse, with node partials in scratch.
 void BuildRooted(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
   const CollSpec& spec = out.spec();
-  const int root_local = g.node[0].root;
-  const bool column = s.i == root_local;
+  const int root_local = s.t.LocalRank(spec.root);
+  const bool column = s.i == g.node[0].root;  // this rank leads its node
   const ir::Ref send = spec.in_place && out.rank() == spec.root ? RecvAt(0) : SendAt(0);
   if (spec.coll == Coll::kBroadcast) {
     if (column) {
-      Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(root_local), send, RecvAt(0), 0});
+      Append(out, g.net[0], recipe.levels[1], s.n, {s.Leaders(root_local), send, RecvAt(0), 0});
     }
     Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, RecvAt(0), RecvAt(0), 0});
     return;
@@ -210,7 +232,7 @@ void BuildRooted(Builder& out, const Seat& s, const Groups& g, const Recipe& rec
   Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, ScratchAt(0), vec});
   if (column) {
     Append(out, g.net[0], recipe.levels[1], s.n,
-           {s.Column(root_local), ScratchAt(0), RecvAt(0), vec});
+           {s.Leaders(root_local), ScratchAt(0), RecvAt(0), vec});
   }
 }
 
@@ -225,17 +247,22 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
     return "a hierarchical recipe needs ranks on more than one node";
   }
   const Topology& t = *spec.nodes;
-  const int L = EqualNodeSize(t);
-  if (L == 0) return "a hierarchical recipe needs nodes of equal size (uneven: flat recipes)";
+  if (EqualNodeSize(t) == 0 && !Rooted(spec, recipe)) {
+    return "a hierarchical recipe that splits the vector by local index needs nodes of equal "
+           "size (uneven: rooted ones, tree:K/NET, or flat recipes)";
+  }
   if (Reduces(spec.coll) && !Commutative(spec.op) && !t.BlockPlaced()) {
     return "a non-commutative op crosses nodes in rank order only with block placement";
   }
   const GenEnv flat;  // the levels run point-to-point
-  const Groups g = GroupsOf(spec, recipe, L, t.num_nodes());
+  const Groups g = GroupsOf(spec, recipe, 0);
   std::string why;
-  for (const CollSpec& p : g.node) {
-    if (!(why = DeclineRecipe(p, recipe.levels[0], flat)).empty()) {
-      return "node level " + RecipeText(recipe.levels[0]) + ": " + why;
+  // The node level's groups of every node (uneven nodes have groups of several sizes).
+  for (int n = 0; n < t.num_nodes(); ++n) {
+    for (const CollSpec& p : GroupsOf(spec, recipe, n).node) {
+      if (!(why = DeclineRecipe(p, recipe.levels[0], flat)).empty()) {
+        return "node level " + RecipeText(recipe.levels[0]) + ": " + why;
+      }
     }
   }
   for (const CollSpec& p : g.net) {
@@ -251,7 +278,7 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
 
 ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank) {
   const Seat seat(*spec.nodes, rank);
-  const Groups groups = GroupsOf(spec, recipe, seat.L, seat.N);
+  const Groups groups = GroupsOf(spec, recipe, seat.n);
   Builder out(spec, rank);
   switch (spec.coll) {
     case Coll::kReduceScatter:
@@ -280,7 +307,6 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
   if (NumNodes(spec) < 2 || spec.coll == Coll::kAllToAll) return out;
   const Topology& t = *spec.nodes;
   const int L = EqualNodeSize(t), N = t.num_nodes();
-  if (L == 0) return out;
   auto offer = [&](Recipe node, Recipe net) {
     Recipe h{kHierarchical, {}, 0, {std::move(node), std::move(net)}};
     if (DeclineHierarchical(spec, h).empty()) out.push_back(std::move(h));
@@ -289,7 +315,22 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
     for (int k : {2, 4}) offer({"tree", {k}, 0}, {"tree", {k}, 0});
     return out;
   }
-  const CollSpec net = GroupsOf(spec, Recipe(), L, N).net[0];  // a copy: the Groups is a temporary
+  // Single leader (small vectors: three latency-bound steps, each rank sends the vector once);
+  // on nodes of unequal size the only hierarchical allreduce.
+  auto offer_leader = [&] {
+    if (spec.coll != Coll::kAllReduce) return;
+    const CollSpec whole = Part(spec, Coll::kAllReduce, N, spec.count, true);
+    const std::vector<int> radix2(patterns::RadicesUpTo(N, 2).size(), 2);
+    for (int k : {2, 4}) {
+      offer({"tree", {k}, 0}, {"rexch", FindGenerator("rexch")->DefaultFactors(whole), 0});
+      offer({"tree", {k}, 0}, {"rexch", radix2, 0});
+    }
+  };
+  if (L == 0) {
+    offer_leader();
+    return out;
+  }
+  const CollSpec net = GroupsOf(spec, Recipe(), 0).net[0];  // a copy: the Groups is a temporary
   const Recipe node_rexch{"rexch", SplitFactors(L), 0};
   const Recipe net_rexch{
       "rexch",
@@ -297,15 +338,7 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
       0};
   offer(node_rexch, net_rexch);
   offer({"ring", {}, 0}, net_rexch);
-  // Single leader (small vectors: three latency-bound steps, each rank sends the vector once).
-  if (spec.coll == Coll::kAllReduce) {
-    const CollSpec whole = Part(spec, Coll::kAllReduce, N, spec.count, true);
-    const std::vector<int> radix2(patterns::RadicesUpTo(N, 2).size(), 2);
-    for (int k : {2, 4}) {
-      offer({"tree", {k}, 0}, {"rexch", FindGenerator("rexch")->DefaultFactors(whole), 0});
-      offer({"tree", {k}, 0}, {"rexch", radix2, 0});
-    }
-  }
+  offer_leader();
   // A ring across nodes only where each of its N pieces holds a 64-byte line: with empty pieces
   // a rank's own program looks cheap to the one-rank estimate while it waits on the whole chain.
   // At 32 x 64 and 8 KiB selection took rexch:-4,-4,-4,4,4,4/ring, for which `weft-sim

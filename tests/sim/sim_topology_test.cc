@@ -75,28 +75,28 @@ const std::vector<NodeFamily>& NodeFamilies() {
        [](const Topology& t) {
          return Hier({"tree", {2}}, {"rexch", Split(t.num_nodes())});
        },
-       true,
+       false,  // rooted: nodes of any size
        true},
       {"hier_leader_tree4_tree2",
        {Coll::kAllReduce},
        [](const Topology&) {
          return Hier({"tree", {4}}, {"tree", {2}});
        },
-       true,
+       false,  // rooted: nodes of any size
        true},
       {"hier_tree2_tree4",
        {Coll::kBroadcast, Coll::kReduce},
        [](const Topology&) {
          return Hier({"tree", {2}}, {"tree", {4}});
        },
-       true,
+       false,  // rooted: nodes of any size
        true},
       {"hier_tree_chunked",
        {Coll::kBroadcast, Coll::kReduce},
        [](const Topology&) {
          return Hier({"tree", {2}, 256}, {"tree", {2}, 512});
        },
-       true,
+       false,  // rooted: nodes of any size
        true},
       {"hier_ring_ring",
        {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
