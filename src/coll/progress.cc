@@ -19,7 +19,10 @@ void AdvanceQueued(Comm& comm);
 void AdvanceOtherComms() {
   thread_local bool inside = false;  // a test below never waits, but never recurse
   if (inside || g_queued.load(std::memory_order_acquire) == 0) return;
-  inside = true;
+  struct Inside {  // cleared however the pass ends
+    Inside() { inside = true; }
+    ~Inside() { inside = false; }
+  } mark;
   ForEachLiveComm([](Comm& comm) {
     if (&comm == BusyOn::current() || comm.in_flight_count.load(std::memory_order_acquire) == 0 ||
         comm.abort_requested.load(std::memory_order_relaxed)) {
@@ -30,7 +33,6 @@ void AdvanceOtherComms() {
     BusyOn busy(comm);
     AdvanceQueued(comm);
   });
-  inside = false;
 }
 
 const bool kHookSet = [] {
