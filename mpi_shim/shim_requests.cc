@@ -160,9 +160,8 @@ bool TestPersistent(Served* s, int* rc) {
 
 // Breaks, with weftTimeout, the communicators of the served requests in reqs that still run:
 // a polling wait of the interposer's saw nothing complete for WEFT_TIMEOUT_S. Each then
-// completes with the error at the next poll. True if there was one.
-bool ExpireServed(int n, const MPI_Request reqs[], const char* what) {
-  bool any = false;
+// completes with the error at the next poll.
+void ExpireServed(int n, const MPI_Request reqs[], const char* what) {
   std::lock_guard<std::mutex> lk(g_mu);
   for (int i = 0; i < n; ++i) {
     auto it = g_served.find(reqs[i]);
@@ -170,12 +169,10 @@ bool ExpireServed(int n, const MPI_Request reqs[], const char* what) {
     Served& s = it->second;
     if (s.plan != nullptr && s.active) weft::ExpirePlan(s.plan, what);
     if (s.request != nullptr) weft::ExpireRequest(s.request, what);
-    any |= (s.plan != nullptr && s.active) || s.request != nullptr;
   }
-  return any;
 }
 
-// The interposer's polling waits (MPI_Waitany, MPI_Waitsome, a blocking call run as a request):
+// The interposer's polling waits (MPI_Waitany, MPI_Waitsome):
 // poll() until it returns true (its MPI result in *rc), yielding between polls (ranks may
 // outnumber cores). weft's part keeps weft's deadline: after WEFT_TIMEOUT_S in which no poll
 // succeeded, expire() breaks the communicators of the served requests still waited on, and
