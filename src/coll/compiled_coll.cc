@@ -120,6 +120,18 @@ WEFT_HOT Status CompiledColl::ClaimTagSlot(Comm& comm) {
   return weftSuccess;
 }
 
+bool CompiledColl::StartsWithoutWaiting(const Comm& comm) const {
+  // What ClaimNodeSegment and ClaimTagSlot would finish before this one begins.
+  const CompiledColl* shm_prev = comm.shm_user;
+  if (uses_node_ && shm_prev != nullptr && shm_prev != this && shm_prev->interp_.active()) {
+    return false;
+  }
+  if (follows_ != nullptr) return true;  // no slot of its own
+  const CompiledColl* slot_prev = comm.tag_slot_users[comm.schedule_starts.load() % kScheduleSlots];
+  return slot_prev == nullptr || slot_prev == this ||
+         (!slot_prev->finish_call && !slot_prev->interp_.active());
+}
+
 WEFT_HOT Status CompiledColl::ClaimNodeSegment(Comm& comm) {
   if (!uses_node_) return weftSuccess;
   CompiledColl* prev = comm.shm_user;

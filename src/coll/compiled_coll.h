@@ -32,6 +32,10 @@ class CompiledColl {
   Status Wait(Comm& comm);
   /// Started and not yet completed by Test or Wait (MPI's "active" persistent request).
   bool active() const { return started_; }
+  /// Whether Start begins without waiting: no execution it must let finish first (the node
+  /// segment's previous user, the one 64 starts back in its tag slot) still runs. Nonblocking
+  /// starts that would wait are deferred instead (coll/progress.cc): a start is local in MPI.
+  bool StartsWithoutWaiting(const Comm& comm) const;
   /// The call's buffers are weftMemAlloc memory on every rank (agreed): the peers' buffers
   /// are reached through their mappings.
   void set_zero_copy() { transport_.set_mapped_peers(true); }

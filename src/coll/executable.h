@@ -46,10 +46,21 @@ class Executable {
     return compiled_ ? compiled_->Wait(comm) : staged_ ? staged_->Wait(comm) : native_->Wait(comm);
   }
   bool active() const {
+    if (deferred_) return true;
     return compiled_ ? compiled_->active()
            : staged_ ? staged_->active()
                      : native_ != nullptr && native_->active();
   }
+  /// Whether Start begins at once, without waiting for an earlier execution to finish
+  /// (CompiledColl::StartsWithoutWaiting; native programs always do).
+  bool StartsWithoutWaiting(const Comm& comm) const {
+    return compiled_ ? compiled_->StartsWithoutWaiting(comm)
+           : staged_ ? staged_->StartsWithoutWaiting(comm)
+                     : true;
+  }
+  /// Queued to start once earlier executions let it (coll/progress.cc): it counts as active,
+  /// so that no other call takes this instance meanwhile.
+  void set_deferred(bool deferred) { deferred_ = deferred; }
   /// A native execution with MPI calls still to issue (NativeProgram::IssuesMore).
   bool IssuesMore() const { return native_ != nullptr && native_->IssuesMore(); }
   /// The communicator is being aborted: drops an execution in flight without waiting and
@@ -70,6 +81,7 @@ class Executable {
   std::unique_ptr<CompiledColl> compiled_;
   std::unique_ptr<NodeAllToAllVColl> staged_;
   std::unique_ptr<NativeProgram> native_;
+  bool deferred_ = false;
 };
 
 }  // namespace weft

@@ -36,6 +36,8 @@ class NodeAllToAllVColl {
   Status Test(Comm& comm, bool* done);
   Status Wait(Comm& comm);
   bool active() const { return started_; }
+  /// Whether Start begins without waiting (its counting stage's CompiledColl says).
+  bool StartsWithoutWaiting(const Comm& comm) const { return counts_->StartsWithoutWaiting(comm); }
   /// "alltoallv: node-aware, direct from 8K, N + M bytecode instructions", for traces.
   std::string Describe() const;
 

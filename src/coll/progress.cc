@@ -5,6 +5,7 @@
 
 #include "core/hot_path.h"
 #include "core/wait_hook.h"
+#include "native/mpi_progress.h"
 
 namespace weft {
 namespace {
@@ -18,11 +19,13 @@ void AdvanceQueued(Comm& comm);
 // on the others, as a test would, never blocking (another thread advancing one keeps it).
 void AdvanceOtherComms() {
   thread_local bool inside = false;  // a test below never waits, but never recurse
-  if (inside || g_queued.load(std::memory_order_acquire) == 0) return;
+  if (inside) return;
   struct Inside {  // cleared however the pass ends
     Inside() { inside = true; }
     ~Inside() { inside = false; }
   } mark;
+  PokeMpiProgress();
+  if (g_queued.load(std::memory_order_acquire) == 0) return;
   ForEachLiveComm([](Comm& comm) {
     if (&comm == BusyOn::current() || comm.in_flight_count.load(std::memory_order_acquire) == 0 ||
         comm.abort_requested.load(std::memory_order_relaxed)) {
@@ -48,6 +51,7 @@ void Complete(Comm& comm, Execution* e, Status s) {
     g_queued.fetch_sub(1, std::memory_order_release);
   }
   comm.in_flight_count.store(static_cast<int>(comm.in_flight.size()), std::memory_order_release);
+  e->program->set_deferred(false);
   e->status = s;
   e->queued = false;
   e->Completed();
@@ -64,12 +68,38 @@ bool FailAllIfBroken(Comm& comm) {
   return true;
 }
 
+// Whether the deferred execution at position i of the queue may begin now: every earlier one
+// has begun and issued all its calls (MPI matches a communicator's calls by issue order), and
+// it need not wait for one to finish.
+bool MayBegin(const Comm& comm, size_t i) {
+  if (i > 0) {
+    const Execution* before = comm.in_flight[i - 1];
+    if (!before->begun || before->program->IssuesMore()) return false;
+  }
+  return comm.in_flight[i]->program->StartsWithoutWaiting(comm);
+}
+
+// Begins a deferred execution (the oldest not begun); false if its start failed, which
+// completes it with the failure.
+bool Begin(Comm& comm, Execution* e) {
+  e->begun = true;
+  e->program->set_deferred(false);
+  const Status s = e->program->Start(comm, e->bind);
+  if (s == weftSuccess) return true;
+  Complete(comm, e, s);
+  return false;
+}
+
 // Advances every queued execution of comm, oldest first, without blocking (progress lock held):
-// a peer may be waiting for this rank's part of any.
+// a peer may be waiting for this rank's part of any. Deferred ones begin in order as they may.
 void AdvanceQueued(Comm& comm) {
   if (FailAllIfBroken(comm)) return;
   for (size_t i = 0; i < comm.in_flight.size();) {
     Execution* x = comm.in_flight[i];
+    if (!x->begun) {
+      if (!MayBegin(comm, i)) return;  // the later ones are deferred too
+      if (!Begin(comm, x)) continue;   // x left the queue: i names the next one
+    }
     bool finished = false;
     Status s = x->program->Test(comm, &finished);
     if (finished || s != weftSuccess) {
@@ -84,6 +114,7 @@ void AdvanceQueued(Comm& comm) {
 void WaitOldestLocked(Comm& comm) {
   if (FailAllIfBroken(comm)) return;
   Execution* oldest = comm.in_flight.front();
+  if (!oldest->begun && !Begin(comm, oldest)) return;  // nothing earlier left to wait for
   Complete(comm, oldest, oldest->program->Wait(comm));
 }
 
@@ -105,22 +136,32 @@ WEFT_HOT Status StartExecutionLocked(Comm& comm, Execution* e, Executable* progr
   if (e->queued) {
     return comm.Fail(weftInvalidUsage, "the previous start of this operation is not complete");
   }
-  // MPI matches a communicator's collectives by the order ranks issue them. A native execution
-  // issues its next step when it sees the previous one complete, which happens at different
-  // times on different ranks: were another execution's call issued meanwhile, ranks would
-  // issue the two in different orders. So an execution still to issue steps completes before
-  // the next starts (oldest first, as every wait here), and only the newest one ever has steps
-  // left to issue.
-  if (!comm.in_flight.empty() && comm.in_flight.back()->program->IssuesMore()) {
-    while (!comm.in_flight.empty()) WaitOldestLocked(comm);  // up to the newest: all
-  }
   e->program = program;
   e->status = weftSuccess;
+  e->bind = bind;
+  e->begun = false;
+  auto enqueue = [&] {
+    e->queued = true;
+    comm.in_flight.push_back(e);
+    g_queued.fetch_add(1, std::memory_order_release);
+    comm.in_flight_count.store(static_cast<int>(comm.in_flight.size()), std::memory_order_release);
+  };
+  // MPI matches a communicator's collectives by the order ranks issue them, and a native
+  // execution issues its next call when it sees the previous one complete (at different times
+  // on different ranks): so one begins only after the execution before it has issued all its
+  // calls. A compiled one begins only after the executions it reuses resources of finished.
+  // Otherwise it waits in the queue, deferred, and the test or wait that frees it begins it.
+  const bool behind = !comm.in_flight.empty() && (!comm.in_flight.back()->begun ||
+                                                  comm.in_flight.back()->program->IssuesMore());
+  if (behind || !program->StartsWithoutWaiting(comm)) {
+    program->set_deferred(true);
+    enqueue();
+    AdvanceQueued(comm);  // the earlier ones may be done by now
+    return weftSuccess;
+  }
   WEFT_CHECK(program->Start(comm, bind));
-  e->queued = true;
-  comm.in_flight.push_back(e);
-  g_queued.fetch_add(1, std::memory_order_release);
-  comm.in_flight_count.store(static_cast<int>(comm.in_flight.size()), std::memory_order_release);
+  e->begun = true;
+  enqueue();
   return weftSuccess;
 }
 

@@ -8,6 +8,11 @@
 // one queued, so every rank that waits works on it and it completes; by induction every
 // execution does, and no rank blocks on a later one while a peer needs it to advance an earlier
 // one (which a wait on one execution alone would: each rank blocked on a different request).
+//
+// A start never waits for a peer (MPI makes nonblocking and persistent starts local): an
+// execution that must first let an earlier one finish (the node segment's previous user, the
+// execution 64 back in its tag slot, a native execution still issuing calls) is queued
+// deferred, and begins, in order, in the test or wait that finds it free to.
 #pragma once
 
 #include "coll/executable.h"
@@ -26,6 +31,10 @@ struct Execution {
   Status status = weftSuccess;
   /// Started and not yet complete: in the communicator's in_flight queue.
   bool queued = false;
+  /// Its program has begun (false while deferred behind earlier executions).
+  bool begun = false;
+  /// The buffers it runs on (kept for a deferred begin).
+  Bind bind;
 };
 
 /// Marks, for a scope, the communicator this thread advances or runs a blocking call on (its
