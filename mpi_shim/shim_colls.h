@@ -63,6 +63,7 @@ struct CallArgs {
   MPI_Op op;
   int root;
   MPI_Comm comm;
+  bool nonblocking = false;  ///< a nonblocking start (local: never sets weft up, CommFor)
 };
 
 /// Decides serve / empty / native for a call (logging and counting the choice) and, when

@@ -1,19 +1,33 @@
 // MPI_Init, MPI_Init_thread and MPI_Finalize: set up the interposer once MPI is up. Cleanup
 // needs no MPI_Finalize hook of its own: it is an attribute on MPI_COMM_SELF, which
 // MPI_Finalize deletes first (see shim_state.cc).
+#include "shim_colls.h"
 #include "shim_state.h"
+
+namespace {
+
+// Every rank is here: MPI_COMM_WORLD is set up now, so that nonblocking calls on it are served
+// from the first (shim_state.h SetUpEagerly).
+int SetUpWorld() {
+  weft::shim::SetUpEagerly(MPI_COMM_WORLD);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
 
 extern "C" {
 
 int MPI_Init(int* argc, char*** argv) {
   int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS) weft::shim::OnInit();
+  if (rc == MPI_SUCCESS) weft::shim::Guard([] { return SetUpWorld(); });
   return rc;
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) weft::shim::OnInit();
+  if (rc == MPI_SUCCESS) weft::shim::Guard([] { return SetUpWorld(); });
   return rc;
 }
 

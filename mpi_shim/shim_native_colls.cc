@@ -1,17 +1,30 @@
 // Blocking collectives weft leaves to MPI (gather, scatter, their v-forms, allgatherv,
-// alltoallw, scans, and the collective communicator constructors). Intercepted only so that
-// the served nonblocking calls on the same communicator complete first: MPI's routine cannot
+// alltoallw, scans, and the collective communicator constructors). Intercepted so that the
+// served nonblocking calls on the same communicator complete first: MPI's routine cannot
 // advance weft's calls, and a peer may wait for this rank's part of one before it joins this
 // call (tests/shim/shim_progress_colls.c hung before). A program with no served call in flight
-// pays one atomic load.
+// pays one atomic load. The constructors also set weft up on the communicator they make.
 #include <mpi.h>
 
 #include "shim_colls.h"
 #include "shim_requests.h"
+#include "shim_state.h"
 
 using weft::shim::Guard;
 using weft::shim::NonblockingRunning;
 using weft::shim::RunNative;
+
+namespace {
+
+// A communicator constructor returned rc: every rank of the new communicator is in the call,
+// so weft sets up on it now (nonblocking calls, which never set up, are served from the
+// first). Returns rc.
+int Created(int rc, const MPI_Comm* made) {
+  if (rc == MPI_SUCCESS) weft::shim::SetUpEagerly(*made);
+  return rc;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -74,19 +87,20 @@ int MPI_Exscan(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Co
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* out) {
-  if (!NonblockingRunning()) return PMPI_Comm_dup(comm, out);
-  return Guard([&] { return RunNative(comm, [&] { return PMPI_Comm_dup(comm, out); }); });
+  return Guard(
+      [&] { return Created(RunNative(comm, [&] { return PMPI_Comm_dup(comm, out); }), out); });
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* out) {
-  if (!NonblockingRunning()) return PMPI_Comm_split(comm, color, key, out);
-  return Guard(
-      [&] { return RunNative(comm, [&] { return PMPI_Comm_split(comm, color, key, out); }); });
+  return Guard([&] {
+    return Created(RunNative(comm, [&] { return PMPI_Comm_split(comm, color, key, out); }), out);
+  });
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* out) {
-  if (!NonblockingRunning()) return PMPI_Comm_create(comm, group, out);
-  return Guard([&] { return RunNative(comm, [&] { return PMPI_Comm_create(comm, group, out); }); });
+  return Guard([&] {
+    return Created(RunNative(comm, [&] { return PMPI_Comm_create(comm, group, out); }), out);
+  });
 }
 
 }  // extern "C"

@@ -14,7 +14,8 @@ namespace {
 
 // Served: weft's request behind a generalized one; nothing to move: an already complete
 // request; else the native routine.
-int Post(const CallArgs& a, MPI_Request* req, const NativeFn& native) {
+int Post(CallArgs a, MPI_Request* req, const NativeFn& native) {
+  a.nonblocking = true;
   Route route = Prepare(a);
   if (route.empty) return CompletedRequest(req);
   if (route.comm == nullptr) return native();

@@ -174,7 +174,7 @@ Route Prepare(const CallArgs& a) {
     route.empty = true;
     return route;
   }
-  route.comm = CommFor(a.comm, &why);
+  route.comm = CommFor(a.comm, &why, !a.nonblocking);
   if (route.comm == nullptr) return Native(why, a.fn);
   if (!Layout(args, sshape, rshape, &route)) return Native(Fallback::kDatatype, a.fn);
   CountCall(a.fn, true);

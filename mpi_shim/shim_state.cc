@@ -33,6 +33,10 @@ const char* ReasonText(Fallback why) {
       return "weft's setup failed on this communicator";
     case Fallback::kMismatch:
       return "send and receive type signatures differ";
+    case Fallback::kNotSetUp:
+      return "a nonblocking call on a communicator weft is not set up on yet (it sets up at "
+             "the communicator's creation by MPI_Comm_dup/split/create or its first blocking "
+             "collective)";
     case Fallback::kMpiRoutine:
       return "weft would run the MPI library's routine here (alltoallv on one node, or where the "
              "model keeps MPI's)";
@@ -93,7 +97,7 @@ void OnInit() {
   WEFT_INFO(kShim, "weft MPI interposer active");
 }
 
-weftComm_t CommFor(MPI_Comm comm, Fallback* why) {
+weftComm_t CommFor(MPI_Comm comm, Fallback* why, bool set_up) {
   if (GetParams().WEFT_DISABLE) {
     *why = Fallback::kDisabled;
     return nullptr;
@@ -108,6 +112,10 @@ weftComm_t CommFor(MPI_Comm comm, Fallback* why) {
   int found = 0;
   if (PMPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS) {
     *why = Fallback::kSetupFailed;  // an invalid communicator: MPI's routine reports it
+    return nullptr;
+  }
+  if (!found && !set_up) {
+    *why = Fallback::kNotSetUp;
     return nullptr;
   }
   if (!found) {
@@ -146,6 +154,12 @@ weftComm_t CommFor(MPI_Comm comm, Fallback* why) {
     return nullptr;
   }
   return static_cast<weftComm_t>(value);
+}
+
+void SetUpEagerly(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL || !GetParams().WEFT_SHIM_EAGER_SETUP) return;
+  Fallback why = Fallback::kDisabled;
+  CommFor(comm, &why);
 }
 
 bool ReductionType(MPI_Datatype t, weftDataType_t* out) {

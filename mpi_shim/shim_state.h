@@ -22,6 +22,7 @@ enum class Fallback {
   kSetupFailed,  // weft could not set up this communicator
   kMismatch,     // send and receive type signatures differ
   kMpiRoutine,   // weft would call the MPI routine itself (alltoallv where it has no schedule)
+  kNotSetUp,     // a nonblocking call on a communicator weft has not set up (setup is collective)
   kNumReasons
 };
 
@@ -31,8 +32,17 @@ void NoteFallback(Fallback why, const char* fn);
 
 /// The weft communicator serving comm, created on first use (collective over comm: every
 /// rank reaches it in the same call, and the ranks agree whether setup worked everywhere
-/// before any uses it). Null with *why set when the call must go native.
-weftComm_t CommFor(MPI_Comm comm, Fallback* why);
+/// before any uses it). Null with *why set when the call must go native. A nonblocking call
+/// (set_up false) never sets up: it would wait for the peers, and a nonblocking call is local
+/// in MPI (a peer may be blocked on this rank until it returns). Whether a communicator is set
+/// up depends only on the collective calls made on it, the same on every rank.
+weftComm_t CommFor(MPI_Comm comm, Fallback* why, bool set_up = true);
+
+/// Sets weft up on a communicator every rank of which is in a collective call that made or
+/// gave it (MPI_Init for MPI_COMM_WORLD, MPI_Comm_dup/split/create for the new one), so that
+/// nonblocking calls on it are served from the first. Does nothing for MPI_COMM_NULL or with
+/// WEFT_SHIM_EAGER_SETUP=0.
+void SetUpEagerly(MPI_Comm comm);
 
 /// weft's type for a reduction over basic MPI datatype t (named integer and float types).
 bool ReductionType(MPI_Datatype t, weftDataType_t* out);
