@@ -26,6 +26,12 @@ case "$WEFT_SANITIZE" in
   address)
     # MPI leaks by design; abort_on_error lets weft-fuzz save the input that crashed.
     export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+    # Only what the subset below runs (extra ctest flags build everything): the tools, the
+    # interposer and the other test programs would add minutes of ASan compiles.
+    if [ ${#WEFT_ARGS[@]} -eq 0 ]; then
+      export WEFT_TARGETS="weft_unit weft-fuzz weft_sim_test mp_bad_input mp_coll_matrix
+        mp_dead_peer mp_faults mp_groups mp_large_count mp_nonblocking mp_plan_test mp_vcolls"
+    fi
     weft_build
     echo "== testing ($WEFT_MPI, ASan + UBSan)"
     cd "$WEFT_BUILD"
