@@ -6,11 +6,14 @@
 
 namespace {
 
-// Every rank is here: MPI_COMM_WORLD is set up now, so that nonblocking calls on it are served
-// from the first (shim_state.h SetUpEagerly).
-int SetUpWorld() {
-  weft::shim::SetUpEagerly(MPI_COMM_WORLD);
-  return MPI_SUCCESS;
+// MPI is up, on every rank: the interposer's cleanup is registered, and MPI_COMM_WORLD is set
+// up now so that nonblocking calls on it are served from the first (shim_state.h SetUpEagerly).
+void AfterInit() {
+  weft::shim::OnInit();
+  weft::shim::Guard([] {
+    weft::shim::SetUpEagerly(MPI_COMM_WORLD);
+    return MPI_SUCCESS;
+  });
 }
 
 }  // namespace
@@ -19,15 +22,13 @@ extern "C" {
 
 int MPI_Init(int* argc, char*** argv) {
   int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) weft::shim::OnInit();
-  if (rc == MPI_SUCCESS) weft::shim::Guard([] { return SetUpWorld(); });
+  if (rc == MPI_SUCCESS) AfterInit();
   return rc;
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) weft::shim::OnInit();
-  if (rc == MPI_SUCCESS) weft::shim::Guard([] { return SetUpWorld(); });
+  if (rc == MPI_SUCCESS) AfterInit();
   return rc;
 }
 

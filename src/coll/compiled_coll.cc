@@ -110,33 +110,32 @@ WEFT_HOT Status CompiledColl::ClaimTagSlot(Comm& comm) {
   // order, so every rank finishes that one here, and it can finish: its peers do the same.
   // A first stage whose second has not started yet finishes both (the second runs in this
   // slot too).
-  if (prev != nullptr && prev != this && prev->finish_call) {
+  if (!Unfinished(prev, true)) return weftSuccess;
+  if (prev->finish_call) {
     const std::function<Status(Comm&)> finish = prev->finish_call;
-    WEFT_CHECK(finish(comm));
-  } else if (prev != nullptr && prev != this && prev->interp_.active()) {
-    bool done = false;
-    WEFT_CHECK(prev->Resume(comm, true, &done));
+    return finish(comm);
   }
-  return weftSuccess;
+  bool done = false;
+  return prev->Resume(comm, true, &done);
+}
+
+bool CompiledColl::Unfinished(const CompiledColl* prev, bool tag_slot) const {
+  return prev != nullptr && prev != this &&
+         ((tag_slot && prev->finish_call) || prev->interp_.active());
 }
 
 bool CompiledColl::StartsWithoutWaiting(const Comm& comm) const {
   // What ClaimNodeSegment and ClaimTagSlot would finish before this one begins.
-  const CompiledColl* shm_prev = comm.shm_user;
-  if (uses_node_ && shm_prev != nullptr && shm_prev != this && shm_prev->interp_.active()) {
-    return false;
-  }
-  if (follows_ != nullptr) return true;  // no slot of its own
-  const CompiledColl* slot_prev = comm.tag_slot_users[comm.schedule_starts.load() % kScheduleSlots];
-  return slot_prev == nullptr || slot_prev == this ||
-         (!slot_prev->finish_call && !slot_prev->interp_.active());
+  if (uses_node_ && Unfinished(comm.shm_user, false)) return false;
+  return follows_ != nullptr ||  // a second stage has no slot of its own
+         !Unfinished(comm.tag_slot_users[comm.schedule_starts.load() % kScheduleSlots], true);
 }
 
 WEFT_HOT Status CompiledColl::ClaimNodeSegment(Comm& comm) {
   if (!uses_node_) return weftSuccess;
   CompiledColl* prev = comm.shm_user;
   comm.shm_user = this;
-  if (prev != nullptr && prev != this && prev->interp_.active()) {
+  if (Unfinished(prev, false)) {
     // Every rank starts collectives in the same order, so every rank finishes the same one here.
     bool done = false;
     WEFT_CHECK(prev->Resume(comm, true, &done));

@@ -66,6 +66,10 @@ class CompiledColl {
   /// Takes the next tag slot (transport/mpi/mpi_transport.h), first finishing the execution
   /// that last used it if it is still running.
   Status ClaimTagSlot(Comm& comm);
+  /// Whether prev, the previous user of the node segment or (tag_slot) of a tag slot, must
+  /// finish before this execution starts: it still runs, or is a first stage whose second has
+  /// not started.
+  bool Unfinished(const CompiledColl* prev, bool tag_slot) const;
   /// Whether this execution writes shared slots with streaming stores (WEFT_SHM_STREAM): with
   /// auto, every (kProbeEvery x node peers)-th execution of kProbeMinBytes or more probes
   /// placement first.
