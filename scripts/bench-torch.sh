@@ -9,7 +9,7 @@ shift
 source "$(dirname "$0")/lib.sh"
 weft_parse_mpi "$@"
 weft_install_deps
-WEFT_NO_RECOMMENDS=1 weft_install_pkgs python3-torch libtorch-dev python3-dev python3-setuptools
+WEFT_NO_RECOMMENDS=1 weft_install_pkgs python3-torch libtorch-dev pybind11-dev python3-dev python3-setuptools
 WEFT_CMAKE_ARGS="${WEFT_CMAKE_ARGS:-} -DWEFT_WITH_TORCH=ON" weft_build
 mkdir -p "$out"
 export PYTHONPATH="$WEFT_BUILD/python" GLOO_SOCKET_IFNAME=${GLOO_SOCKET_IFNAME:-lo}

@@ -51,8 +51,9 @@ case "$WEFT_SANITIZE" in
     ctest --output-on-failure --timeout 900 -j 2 -L unit "${WEFT_ARGS[@]}"
     ;;
   *)
-    # The torch backend's tests need Debian's torch (without its desktop recommends).
-    WEFT_NO_RECOMMENDS=1 weft_install_pkgs python3-torch libtorch-dev python3-dev python3-setuptools
+    # The torch backend's tests need Debian's torch (without its desktop recommends), and
+    # pybind11-dev: torch's extension headers include pybind11, which libtorch-dev does not pull in.
+    WEFT_NO_RECOMMENDS=1 weft_install_pkgs python3-torch libtorch-dev pybind11-dev python3-dev python3-setuptools
     WEFT_CMAKE_ARGS="${WEFT_CMAKE_ARGS:-} -DWEFT_WITH_TORCH=ON" weft_build
     echo "== testing ($WEFT_MPI)"
     cd "$WEFT_BUILD"
