@@ -1,16 +1,15 @@
+// The table of requests the interposer serves (shim_requests.h); the MPI completion calls
+// that read it are in shim_completion.cc.
 #include "shim_requests.h"
 
 #include <sched.h>
 
 #include <atomic>
-#include <chrono>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "capi/interposer_hooks.h"
-
-using namespace weft::shim;
 
 namespace {
 
@@ -18,6 +17,21 @@ namespace {
 struct GrequestState {
   int error = MPI_SUCCESS;
 };
+
+int QueryFn(void* extra, MPI_Status* status) {
+  const int error = static_cast<GrequestState*>(extra)->error;
+  weft::shim::EmptyStatus(status, error);
+  return error;
+}
+int FreeFn(void* extra) {
+  delete static_cast<GrequestState*>(extra);
+  return MPI_SUCCESS;
+}
+int CancelFn(void*, int) { return MPI_SUCCESS; }  // a collective is never cancelled
+
+}  // namespace
+
+namespace weft::shim {
 
 // A completed served request's status: empty, as for a completed collective.
 void EmptyStatus(MPI_Status* status, int error) {
@@ -29,17 +43,6 @@ void EmptyStatus(MPI_Status* status, int error) {
   PMPI_Status_set_cancelled(status, 0);
 }
 
-int QueryFn(void* extra, MPI_Status* status) {
-  const int error = static_cast<GrequestState*>(extra)->error;
-  EmptyStatus(status, error);
-  return error;
-}
-int FreeFn(void* extra) {
-  delete static_cast<GrequestState*>(extra);
-  return MPI_SUCCESS;
-}
-int CancelFn(void*, int) { return MPI_SUCCESS; }  // a collective is never cancelled
-
 struct Served {
   weftPlan_t plan = nullptr;          // persistent
   bool active = false;                // persistent: started and not yet completed
@@ -48,6 +51,8 @@ struct Served {
   MPI_Comm comm = MPI_COMM_NULL;      // nonblocking: the user's communicator
   std::shared_ptr<Buffers> buf;       // packs before a start, unpacks after completion
 };
+
+namespace {
 
 std::mutex g_mu;
 std::unordered_map<MPI_Request, Served> g_served;
@@ -63,12 +68,6 @@ void Recount() {  // under g_mu
   for (const auto& [h, s] : g_served) running += s.request != nullptr;
   g_running.store(running, std::memory_order_release);
   g_count.store(static_cast<int>(g_served.size() + g_orphans.size()), std::memory_order_release);
-}
-
-Served* FindPersistent(MPI_Request r) {
-  std::lock_guard<std::mutex> lk(g_mu);
-  auto it = g_served.find(r);
-  return it == g_served.end() || it->second.plan == nullptr ? nullptr : &it->second;
 }
 
 // Weft's part of a nonblocking call is done with r: unpacks, records the result and completes
@@ -92,6 +91,14 @@ bool TakeNonblocking(MPI_Request handle, Served* out) {
   return true;
 }
 
+}  // namespace
+
+Served* FindPersistent(MPI_Request r) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  auto it = g_served.find(r);
+  return it == g_served.end() || it->second.plan == nullptr ? nullptr : &it->second;
+}
+
 // Completes weft's part of handle if it is a served nonblocking call.
 void WaitNonblocking(MPI_Request handle) {
   Served s;
@@ -99,9 +106,7 @@ void WaitNonblocking(MPI_Request handle) {
   FinishNonblocking(handle, s, weftRequestWait(&s.request));
 }
 
-// Advances every served nonblocking call without blocking (weft advances the communicators'
-// queues in start order) and completes those that are done.
-void Progress() {
+void ProgressServed() {
   if (g_running.load(std::memory_order_acquire) == 0) return;
   std::lock_guard<std::mutex> lk(g_mu);
   for (auto it = g_served.begin(); it != g_served.end();) {
@@ -172,85 +177,29 @@ void ExpireServed(int n, const MPI_Request reqs[], const char* what) {
   }
 }
 
-// The interposer's polling waits (MPI_Waitany, MPI_Waitsome):
-// poll() until it returns true (its MPI result in *rc), yielding between polls (ranks may
-// outnumber cores). weft's part keeps weft's deadline: after WEFT_TIMEOUT_S in which no poll
-// succeeded, expire() breaks the communicators of the served requests still waited on, and
-// the next poll reports their error. Native requests alone keep MPI's behaviour (no deadline).
-template <typename Poll, typename Expire>
-int PollWithin(Poll poll, Expire expire) {
-  using Clock = std::chrono::steady_clock;
-  const auto timeout = std::chrono::seconds(weft::WaitTimeoutSeconds());
-  auto since = Clock::now();
-  for (uint32_t i = 0;; ++i) {
-    int rc = MPI_SUCCESS;
-    if (poll(&rc)) return rc;
-    sched_yield();
-    if ((i & 15) == 0 && Clock::now() - since > timeout) {
-      expire();
-      since = Clock::now();
-    }
-  }
-}
-
-// A request array with the served persistent requests replaced by MPI_REQUEST_NULL, for the
-// native completion calls (which then ignore them), and those requests with their positions.
-// (Passing the inactive native request is not enough: MPICH 4.0.2 waits for ever on a
-// never-started persistent collective.)
-struct Masked {
-  Masked(int n, const MPI_Request reqs[]) : reqs(reqs, reqs + n) {
-    for (int i = 0; i < n; ++i) {
-      if (Served* s = FindPersistent(reqs[i])) {
-        served.push_back(s);
-        served_index.push_back(i);
-        this->reqs[i] = MPI_REQUEST_NULL;
-      }
-    }
-  }
-  // Native completion may have freed non-persistent requests: copy those handles back,
-  // leaving the served (persistent) handles as they were.
-  void CopyBack(MPI_Request out[]) const {
-    size_t k = 0;
-    for (size_t i = 0; i < reqs.size(); ++i) {
-      if (k < served_index.size() && served_index[k] == static_cast<int>(i)) {
-        ++k;
-        continue;
-      }
-      out[i] = reqs[i];
-    }
-  }
-  std::vector<MPI_Request> reqs;
-  std::vector<Served*> served;
-  std::vector<int> served_index;
-};
-
 // A native wait while weft runs nonblocking calls keeps advancing them: a peer may wait for
 // this rank's part of one before it sends what this request waits for.
-int WaitNative(MPI_Request* req, MPI_Status* status) {
+int WaitProgressing(MPI_Request* req, MPI_Status* status) {
   if (g_running.load(std::memory_order_acquire) == 0) return PMPI_Wait(req, status);
   for (;;) {
     int flag = 0;
     int rc = PMPI_Test(req, &flag, status);
     if (rc != MPI_SUCCESS || flag) return rc;
-    Progress();
+    ProgressServed();
     sched_yield();  // ranks may outnumber cores
   }
 }
 
-int WaitallNative(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+int WaitallProgressing(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   if (g_running.load(std::memory_order_acquire) == 0) return PMPI_Waitall(n, reqs, statuses);
   for (;;) {
     int flag = 0;
     int rc = PMPI_Testall(n, reqs, &flag, statuses);
     if (rc != MPI_SUCCESS || flag) return rc;
-    Progress();
+    ProgressServed();
     sched_yield();
   }
 }
-
-}  // namespace
-
-namespace weft::shim {
 
 void AddPersistent(MPI_Request handle, weftPlan_t plan, std::shared_ptr<Buffers> buf) {
   std::lock_guard<std::mutex> lk(g_mu);
@@ -297,14 +246,6 @@ int AddNonblocking(weftRequest_t request, std::shared_ptr<Buffers> buf, MPI_Comm
 
 bool NonblockingRunning() { return g_running.load(std::memory_order_acquire) != 0; }
 
-int WaitProgressing(MPI_Request* req, MPI_Status* status) { return WaitNative(req, status); }
-
-int WaitallProgressing(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-  return WaitallNative(n, reqs, statuses);
-}
-
-void ProgressServed() { Progress(); }
-
 void CompleteServedOn(MPI_Comm comm) {
   if (g_running.load(std::memory_order_acquire) == 0) return;
   std::vector<std::pair<MPI_Request, Served>> on_comm;
@@ -333,6 +274,33 @@ void CompleteServedOn(MPI_Comm comm) {
   for (auto& [handle, s] : on_comm) FinishNonblocking(handle, s, weftRequestWait(&s.request));
 }
 
+bool AnyServed() { return g_count.load(std::memory_order_acquire) != 0; }
+
+bool PersistentActive(const Served* s) { return s->active; }
+
+int FreeServed(MPI_Request* req) {
+  weftPlan_t plan = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    auto it = g_served.find(*req);
+    if (it != g_served.end() && it->second.plan != nullptr) {
+      plan = it->second.plan;
+      g_served.erase(it);
+    } else if (it != g_served.end() && it->second.request != nullptr) {
+      // Freed while running: weft's part goes on (the next completion calls advance it and
+      // unpack its result); the generalized request completes now so MPI can free it.
+      Served s = std::move(it->second);
+      g_served.erase(it);
+      s.grequest = nullptr;  // freed with the generalized request
+      PMPI_Grequest_complete(*req);
+      g_orphans.push_back(std::move(s));
+    }
+    Recount();
+  }
+  if (plan != nullptr) weftPlanFree(plan);  // completes an active execution first
+  return PMPI_Request_free(req);
+}
+
 int CompletedRequest(MPI_Request* handle) {
   auto* g = new GrequestState;
   int rc = PMPI_Grequest_start(QueryFn, FreeFn, CancelFn, g, handle);
@@ -344,188 +312,3 @@ int CompletedRequest(MPI_Request* handle) {
 }
 
 }  // namespace weft::shim
-
-extern "C" {
-
-int MPI_Wait(MPI_Request* req, MPI_Status* status) {
-  if (g_count.load(std::memory_order_acquire) == 0) return PMPI_Wait(req, status);
-  return Guard([&] {
-    if (Served* s = FindPersistent(*req)) {
-      int rc = CompletePersistent(s);
-      EmptyStatus(status, rc);
-      return rc;
-    }
-    WaitNonblocking(*req);  // a served nonblocking call: its generalized request completes
-    return WaitNative(req, status);
-  });
-}
-
-int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-  if (g_count.load(std::memory_order_acquire) == 0) return PMPI_Waitall(n, reqs, statuses);
-  return Guard([&] {
-    // In the array's order: weft completes older executions first, whatever the order here.
-    for (int i = 0; i < n; ++i) WaitNonblocking(reqs[i]);
-    Masked m(n, reqs);
-    for (Served* s : m.served) {
-      int rc = CompletePersistent(s);
-      if (rc != MPI_SUCCESS) return rc;
-    }
-    int rc = WaitallNative(n, m.reqs.data(), statuses);  // served slots are MPI_REQUEST_NULL
-    m.CopyBack(reqs);
-    return rc;
-  });
-}
-
-int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
-  if (g_count.load(std::memory_order_acquire) == 0) return PMPI_Test(req, flag, status);
-  return Guard([&] {
-    if (Served* s = FindPersistent(*req)) {
-      int rc = MPI_SUCCESS;
-      *flag = TestPersistent(s, &rc) ? 1 : 0;
-      if (*flag) EmptyStatus(status, rc);
-      return rc;
-    }
-    Progress();  // completes a served nonblocking call that is done
-    return PMPI_Test(req, flag, status);
-  });
-}
-
-int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
-  if (g_count.load(std::memory_order_acquire) == 0) return PMPI_Testall(n, reqs, flag, statuses);
-  return Guard([&] {
-    Progress();
-    Masked m(n, reqs);
-    if (m.served.empty()) return PMPI_Testall(n, reqs, flag, statuses);
-    bool served_done = true;
-    int served_rc = MPI_SUCCESS;
-    for (Served* s : m.served) {
-      int rc = MPI_SUCCESS;
-      served_done &= TestPersistent(s, &rc);
-      if (served_rc == MPI_SUCCESS) served_rc = rc;
-    }
-    if (!served_done) {  // MPI_Testall must not complete some requests and report false
-      *flag = 0;
-      return served_rc;
-    }
-    int rc = PMPI_Testall(n, m.reqs.data(), flag, statuses);
-    m.CopyBack(reqs);
-    return rc != MPI_SUCCESS ? rc : served_rc;
-  });
-}
-
-int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
-  if (g_count.load(std::memory_order_acquire) == 0) {
-    return PMPI_Testany(n, reqs, index, flag, status);
-  }
-  return Guard([&] {
-    Progress();
-    Masked m(n, reqs);
-    if (m.served.empty()) return PMPI_Testany(n, reqs, index, flag, status);
-    bool served_active = false;
-    for (size_t k = 0; k < m.served.size(); ++k) {
-      Served* s = m.served[k];
-      if (!s->active) continue;
-      int rc = MPI_SUCCESS;
-      if (TestPersistent(s, &rc)) {
-        *index = m.served_index[k];
-        *flag = 1;
-        EmptyStatus(status, rc);
-        return rc;
-      }
-      served_active = true;
-    }
-    int rc = PMPI_Testany(n, m.reqs.data(), index, flag, status);
-    m.CopyBack(reqs);
-    // "No active request" is only true when no plan runs either.
-    if (rc == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && served_active) *flag = 0;
-    return rc;
-  });
-}
-
-int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
-  if (g_count.load(std::memory_order_acquire) == 0) return PMPI_Waitany(n, reqs, index, status);
-  return PollWithin(
-      [&](int* rc) {
-        int flag = 0;
-        *rc = MPI_Testany(n, reqs, index, &flag, status);
-        return *rc != MPI_SUCCESS || flag;
-      },
-      [&] { ExpireServed(n, reqs, "MPI_Waitany"); });
-}
-
-int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
-  if (g_count.load(std::memory_order_acquire) == 0) {
-    return PMPI_Testsome(n, reqs, outcount, indices, statuses);
-  }
-  return Guard([&] {
-    Progress();
-    Masked m(n, reqs);
-    if (m.served.empty()) return PMPI_Testsome(n, reqs, outcount, indices, statuses);
-    const bool ignore = statuses == MPI_STATUSES_IGNORE;
-    int done = 0;
-    int served_rc = MPI_SUCCESS;
-    bool served_active = false;
-    for (size_t k = 0; k < m.served.size(); ++k) {
-      Served* s = m.served[k];
-      if (!s->active) continue;
-      int rc = MPI_SUCCESS;
-      if (TestPersistent(s, &rc)) {
-        indices[done] = m.served_index[k];
-        if (!ignore) EmptyStatus(&statuses[done], rc);
-        if (served_rc == MPI_SUCCESS) served_rc = rc;
-        ++done;
-      } else {
-        served_active = true;
-      }
-    }
-    int native_count = 0;
-    int rc = PMPI_Testsome(n, m.reqs.data(), &native_count, indices + done,
-                           ignore ? MPI_STATUSES_IGNORE : statuses + done);
-    m.CopyBack(reqs);
-    if (rc != MPI_SUCCESS) return rc;
-    const bool native_none = native_count == MPI_UNDEFINED;  // no active native request
-    *outcount = done + (native_none ? 0 : native_count);
-    if (*outcount == 0 && native_none && !served_active) *outcount = MPI_UNDEFINED;
-    return served_rc;
-  });
-}
-
-int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
-  if (g_count.load(std::memory_order_acquire) == 0) {
-    return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
-  }
-  return PollWithin(
-      [&](int* rc) {
-        *rc = MPI_Testsome(n, reqs, outcount, indices, statuses);
-        return *rc != MPI_SUCCESS || *outcount != 0;
-      },
-      [&] { ExpireServed(n, reqs, "MPI_Waitsome"); });
-}
-
-int MPI_Request_free(MPI_Request* req) {
-  if (g_count.load(std::memory_order_acquire) == 0) return PMPI_Request_free(req);
-  return Guard([&] {
-    weftPlan_t plan = nullptr;
-    {
-      std::lock_guard<std::mutex> lk(g_mu);
-      auto it = g_served.find(*req);
-      if (it != g_served.end() && it->second.plan != nullptr) {
-        plan = it->second.plan;
-        g_served.erase(it);
-      } else if (it != g_served.end() && it->second.request != nullptr) {
-        // Freed while running: weft's part goes on (the next completion calls advance it and
-        // unpack its result); the generalized request completes now so MPI can free it.
-        Served s = std::move(it->second);
-        g_served.erase(it);
-        s.grequest = nullptr;  // freed with the generalized request
-        PMPI_Grequest_complete(*req);
-        g_orphans.push_back(std::move(s));
-      }
-      Recount();
-    }
-    if (plan != nullptr) weftPlanFree(plan);  // completes an active execution first
-    return PMPI_Request_free(req);
-  });
-}
-
-}  // extern "C"

@@ -1,5 +1,6 @@
-// The requests the interposer serves, and the MPI completion calls (Wait/Test and their
-// -all/-any/-some forms, MPI_Request_free) over arrays that mix them with native requests.
+// The requests the interposer serves, in one table that the MPI completion calls
+// (shim_completion.cc: Wait/Test and their -all/-any/-some forms, MPI_Request_free) read to
+// complete arrays that mix them with native requests.
 //   - A persistent collective weft serves is a real, never-started native persistent request
 //     paired with a weft plan (shim_persistent.cc).
 //   - A nonblocking collective weft serves is a generalized request (MPI_Grequest_start) paired
@@ -37,6 +38,31 @@ int WaitallProgressing(int n, MPI_Request reqs[], MPI_Status statuses[]);
 /// Advances the served nonblocking calls once without blocking (for polling loops of blocking
 /// calls that have no request to wait on, such as MPI_Probe).
 void ProgressServed();
+/// A served request's table entry.
+struct Served;
+/// True while the table has an entry (one atomic load): completion calls check it first.
+bool AnyServed();
+/// The served persistent request under handle, or null.
+Served* FindPersistent(MPI_Request handle);
+/// Whether a served persistent request was started and not yet completed.
+bool PersistentActive(const Served* s);
+/// Completes a served persistent request's plan and runs its fix-up. MPI error code.
+int CompletePersistent(Served* s);
+/// Polls a served persistent request: true once complete (fix-up done), its result in *rc
+/// (MPI_ERR_OTHER when weft's part failed, as when a deadline passed).
+bool TestPersistent(Served* s, int* rc);
+/// Completes weft's part of handle if it is a served nonblocking call (its generalized request
+/// is then complete, for the native completion call to report).
+void WaitNonblocking(MPI_Request handle);
+/// Breaks, with weftTimeout, the communicators of the served requests in reqs that still run
+/// (a polling wait saw nothing complete for WEFT_TIMEOUT_S); each completes with the error at
+/// the next poll.
+void ExpireServed(int n, const MPI_Request reqs[], const char* what);
+/// MPI_Request_free of any request: a served one leaves the table (a running nonblocking call
+/// goes on and is completed by later completion calls; a plan is freed).
+int FreeServed(MPI_Request* handle);
+/// The empty status of a completed collective, with error.
+void EmptyStatus(MPI_Status* status, int error);
 /// Before a blocking collective on comm that weft does not serve (the native routine cannot
 /// advance weft's calls): completes the served nonblocking calls on comm. Every rank of comm
 /// started the same ones before this collective, so every rank can complete them here.
