@@ -154,10 +154,22 @@ uint64_t RecipeScaleUnit(const CollSpec& spec, const Recipe& recipe) {
 }
 
 namespace {
+// The slowest of a few ranks' estimates: the first, middle and last, and on nodes of unequal
+// size the first rank of the smallest node, which carries the most of a hierarchical recipe's
+// network traffic (hierarchical.h). From the spec alone, so every rank decides alike.
 double ModelUs(const CollSpec& spec, const Recipe& r, const tune::CostModel& model) {
   double worst = 0;
   const int P = spec.nranks;
-  for (int rank : {0, P / 2, P - 1}) {
+  std::vector<int> ranks = {0, P / 2, P - 1};
+  if (!r.levels.empty() && spec.nodes) {
+    const auto& nodes = spec.nodes->ranks_of_node;
+    ranks.push_back(std::min_element(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) {
+                      return a.size() < b.size();
+                    })->front());
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  for (int rank : ranks) {
     worst = std::max(worst, tune::EstimateProgramUs(BuildProgram(spec, r, rank), model));
   }
   return worst;

@@ -1,5 +1,8 @@
 #include "compile/hierarchical.h"
 
+#include <algorithm>
+#include <numeric>
+
 #include "compile/compile.h"
 #include "sched/algos/builder.h"
 #include "sched/passes/embed.h"
@@ -29,6 +32,24 @@ int EqualNodeSize(const Topology& t) {
     if (rs.size() != l) return 0;
   }
   return static_cast<int>(l);
+}
+
+// The most slices a multi-leader allreduce cuts its vector into on nodes of unequal size. A rank
+// of the smallest node carries S / L of them across the network, one network allreduce each,
+// so a placement whose sizes have a large least common multiple (1 + 31 + 32: 992) is left to
+// the single-leader and flat recipes.
+constexpr int kMaxSlices = 64;
+
+// Slices of a multi-leader allreduce: the least common multiple S of the node sizes, so that
+// every node's ranks share the S slices equally (local rank i of a node of L ranks owns slices
+// [i S / L, (i + 1) S / L)); L itself on equal nodes. 0 above kMaxSlices.
+int Slices(const Topology& t) {
+  int64_t s = 1;
+  for (const auto& rs : t.ranks_of_node) {
+    s = std::lcm(s, static_cast<int64_t>(rs.size()));
+    if (s > kMaxSlices) return 0;
+  }
+  return static_cast<int>(s);
 }
 
 // The flat allreduce of the elements a node's blocks leave over.
@@ -88,11 +109,15 @@ Groups GroupsOf(const CollSpec& spec, const Recipe& recipe, int n) {
             {}};
   }
   switch (spec.coll) {
-    case Coll::kAllReduce:  // node reduce_scatter, network allreduce, node allgather, tail
-      return {{Part(spec, Coll::kReduceScatter, L, c / L, spec.in_place),
-               Part(spec, Coll::kAllGather, L, c / L, true)},
-              {Part(spec, Coll::kAllReduce, N, c / L, true)},
-              Part(spec, Coll::kAllReduce, spec.nranks, c % L, spec.in_place)};
+    case Coll::kAllReduce: {  // node reduce_scatter, network allreduce per slice, node
+                              // allgather, tail
+      const int S = Slices(t);
+      const uint64_t b = S == 0 ? 0 : c / S, own = b * (S / L);  // a slice, a rank's slices
+      return {{Part(spec, Coll::kReduceScatter, L, own, spec.in_place),
+               Part(spec, Coll::kAllGather, L, own, true)},
+              {Part(spec, Coll::kAllReduce, N, b, true)},
+              Part(spec, Coll::kAllReduce, spec.nranks, S == 0 ? c : c % S, spec.in_place)};
+    }
     case Coll::kReduceScatter:  // bundles of N blocks inside the node, then a block across
       return {{Part(spec, Coll::kReduceScatter, L, N * c, false)},
               {Part(spec, Coll::kReduceScatter, N, c, false)},
@@ -126,6 +151,15 @@ struct Seat {
     for (int m = 0; m < N; ++m) column[m] = t.ranks_of_node[m][local];
     return column;
   }
+  // The owners of slice `slice` of S (Slices), one per node, in node order.
+  std::vector<int> SliceColumn(int slice, int S) const {
+    std::vector<int> column(N);
+    for (int m = 0; m < N; ++m) {
+      const auto& rs = t.ranks_of_node[m];
+      column[m] = rs[static_cast<size_t>(slice) * rs.size() / S];
+    }
+    return column;
+  }
   // Each node's leader for a root of local index root_local (LeaderLocal), in node order.
   std::vector<int> Leaders(int root_local) const {
     std::vector<int> leaders(N);
@@ -140,23 +174,32 @@ void Append(Builder& out, const CollSpec& group, const Recipe& level, int group_
   passes::Embed(BuildProgram(group, level, group_rank), map, &out.program());
 }
 
-// allreduce: node reduce_scatter, network allreduce of block i, node allgather, flat tail.
+// allreduce: node reduce_scatter, network allreduce of each slice this rank owns among that
+// slice's owners, node allgather, flat tail. On equal nodes a rank owns one slice, and the
+// owners of a slice are the ranks of one local index.
 void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
   const CollSpec& spec = out.spec();
-  const uint64_t es = ElemBytes(spec), b = spec.count / s.L;
+  const int S = Slices(s.t), per = S / s.L;  // slices, and slices a rank of this node owns
+  const uint64_t es = ElemBytes(spec), b = g.net[0].count;
   // In place, the call's send buffer is its receive buffer.
   const ir::Ref send = spec.in_place ? RecvAt(0) : SendAt(0);
-  const ir::Ref mine = RecvAt(s.i * b * es);
-  // 1. reduce_scatter inside the node: block i to local rank i (in place: recv = send + i*b).
+  const ir::Ref mine = RecvAt(s.i * per * b * es);
+  // 1. reduce_scatter inside the node: slices [i per, (i + 1) per) to local rank i (in place:
+  //    recv = send + i per b).
   Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, mine, 0});
-  // 2. allreduce of block i across nodes, among the ranks of local index i, node by node.
-  Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), mine, mine, 0});
-  // 3. allgather inside the node (in place: send = recv + i*b).
+  // 2. allreduce of each slice across nodes among its owners, node by node. Every rank runs
+  //    its slices in increasing order, so the lowest unfinished slice always has all its owners.
+  for (int k = 0; k < per; ++k) {
+    const int slice = s.i * per + k;
+    const ir::Ref at = RecvAt(slice * b * es);
+    Append(out, g.net[0], recipe.levels[1], s.n, {s.SliceColumn(slice, S), at, at, 0});
+  }
+  // 3. allgather inside the node (in place: send = recv + i per b).
   Append(out, g.node[1], recipe.levels[0], s.i, {s.node_ranks, mine, RecvAt(0), 0});
   if (g.tail.count > 0) {
     std::vector<int> all(spec.nranks);
     for (int r = 0; r < spec.nranks; ++r) all[r] = r;
-    const uint64_t at = s.L * b * es;
+    const uint64_t at = S * b * es;
     Append(out, g.tail, TailRecipe(g.tail), out.rank(), {all, Plus(send, at), RecvAt(at), 0});
   }
 }
@@ -248,8 +291,15 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
   }
   const Topology& t = *spec.nodes;
   if (EqualNodeSize(t) == 0 && !Rooted(spec, recipe)) {
-    return "a hierarchical recipe that splits the vector by local index needs nodes of equal "
-           "size (uneven: rooted ones, tree:K/NET, or flat recipes)";
+    if (spec.coll != Coll::kAllReduce) {
+      return "a hierarchical " + std::string(CollName(spec.coll)) +
+             " splits the vector by local index and needs nodes of equal size (uneven: flat "
+             "recipes)";
+    }
+    if (Slices(t) == 0) {
+      return "the node sizes' least common multiple is over " + std::to_string(kMaxSlices) +
+             " slices (uneven: tree:K/NET or flat recipes)";
+    }
   }
   if (Reduces(spec.coll) && !Commutative(spec.op) && !t.BlockPlaced()) {
     return "a non-commutative op crosses nodes in rank order only with block placement";
@@ -326,7 +376,15 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
       offer({"tree", {k}, 0}, {"rexch", radix2, 0});
     }
   };
-  if (L == 0) {
+  if (L == 0) {  // uneven nodes: allreduce only, with node recipes that fit every node size
+    if (spec.coll == Coll::kAllReduce) {
+      const CollSpec net = GroupsOf(spec, Recipe(), 0).net[0];
+      const Recipe net_rexch{"rexch", FindGenerator("rexch")->DefaultFactors(net), 0};
+      size_t smallest = t.ranks_of_node[0].size();
+      for (const auto& rs : t.ranks_of_node) smallest = std::min(smallest, rs.size());
+      offer({"ring", {}, 0}, net_rexch);
+      if (smallest > 1) offer({"rexch", SplitFactors(static_cast<int>(smallest)), 0}, net_rexch);
+    }
     offer_leader();
     return out;
   }

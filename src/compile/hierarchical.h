@@ -9,6 +9,10 @@
 //   2. allreduce of block i across the nodes (NET), among the ranks of local index i;
 //   3. allgather inside the node (NODE);
 //   and the last c mod L elements, when c does not divide, by a flat allreduce of all ranks.
+//   On nodes of unequal sizes the vector is cut into S slices, S the least common multiple of
+//   the sizes (at most 64): local rank i of a node of L ranks owns S / L consecutive slices,
+//   and each slice crosses the network among its owners, one per node (3 + 1: the lone rank
+//   carries all three slices, each with a different partner).
 // reduce_scatter: the blocks for local index l of every node packed together, reduce_scatter
 // of those bundles inside the node, then reduce_scatter of the bundle across nodes.
 // allgather: allgather across nodes among equal local indices, allgather of the bundles inside
@@ -32,7 +36,8 @@ namespace weft::sched {
 std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe);
 /// rank's composed Program (after DeclineHierarchical returned "").
 ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank);
-/// The hierarchical candidates for spec (empty unless its ranks span equal nodes).
+/// The hierarchical candidates for spec (empty unless its ranks span several nodes; on nodes of
+/// unequal size, allreduce, bcast and reduce only).
 std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec);
 
 }  // namespace weft::sched
