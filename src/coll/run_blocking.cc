@@ -3,23 +3,22 @@
 #include <memory>
 
 #include "coll/build_collective.h"
-#include "coll/program_cache.h"
 #include "coll/progress.h"
 #include "core/hot_path.h"
 #include "core/log.h"
 
 namespace weft {
 
-WEFT_HOT Status RunHostBlocking(Comm& comm, const CollArgs& args) {
-  CollArgs a = args;
-  const bool point_to_point = a.kind == CollKind::kSend || a.kind == CollKind::kRecv;
-  // Nonblocking executions started before this collective complete first (coll/progress.h):
-  // a peer may be waiting for this rank to advance one of them. Not before a send or receive,
-  // whose peer may start those executions only after this message.
+WEFT_HOT Status PrepareBlocking(Comm& comm, CollArgs* a) {
+  const bool point_to_point = a->kind == CollKind::kSend || a->kind == CollKind::kRecv;
   if (!point_to_point && comm.in_flight_count.load(std::memory_order_acquire) > 0) {
     WEFT_CHECK(DrainExecutions(comm));
   }
-  a.slots_streamed = comm.SlotsStreamed();  // the same on every rank at the same call
+  a->slots_streamed = comm.SlotsStreamed();  // the same on every rank at the same call
+  return weftSuccess;
+}
+
+WEFT_HOT Status HeldExecutable(Comm& comm, const CollArgs& a, ProgramRef* out) {
   // Held for the run: another thread's eviction or Clear cannot free it under this one.
   ProgramRef program = CacheOf(comm).Find(a);
   if (program != nullptr && program->active()) program = nullptr;  // a request runs it
@@ -29,6 +28,15 @@ WEFT_HOT Status RunHostBlocking(Comm& comm, const CollArgs& args) {
     WEFT_TRACE(kColl, "built: %s", DescribeCollective(comm, a, *built).c_str());
     program = comm.cache->Keep(a, std::move(built));
   }
+  *out = std::move(program);
+  return weftSuccess;
+}
+
+WEFT_HOT Status RunHostBlocking(Comm& comm, const CollArgs& args) {
+  CollArgs a = args;
+  WEFT_CHECK(PrepareBlocking(comm, &a));
+  ProgramRef program;
+  WEFT_CHECK(HeldExecutable(comm, a, &program));
   BusyOn busy(comm);  // its waits advance the other communicators' executions, not this one's
   return program->Run(comm, Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "coll/progress.h"
 #include "coll/run_blocking.h"
 #include "comm/comm.h"
 #include "core/dtype.h"
@@ -36,6 +37,10 @@ struct Pipe {
   Stream d2h, h2d;
   Event* ev;  // [0, kSlots): slot's d2h done; [kSlots, 2 kSlots): slot's h2d done; last: start
   bool h2d_pending[kSlots] = {false, false, false};
+  size_t chunks = 1;
+  // The executables every chunk runs, held for the call: one for full chunks and one for a
+  // shorter last chunk (null when the count divides).
+  ProgramRef full, last;
 };
 
 Status Fail(Pipe& p, const char* what) {
@@ -88,17 +93,28 @@ Status RunChunk(Pipe& p, size_t i) {
     if (p.b->EventSync(p.ev[kSlots + slot]) != weftSuccess) return Fail(p, "wait");
     p.h2d_pending[slot] = false;
   }
-  CollArgs h = p.args;
-  h.count = ChunkN(p, i);
-  h.send = HostView(p, p.send, i);
-  h.recv = HostView(p, p.recv, i);
-  WEFT_CHECK(ValidateArgs(*p.comm, &h));
-  WEFT_CHECK(RunHostBlocking(*p.comm, h));
+  Executable& e = i + 1 == p.chunks && p.last ? *p.last : *p.full;
+  WEFT_CHECK(e.Run(*p.comm, Bind{HostView(p, p.send, i), HostView(p, p.recv, i)}));
   if (p.recv.slot_bytes == 0) return weftSuccess;
   WEFT_CHECK(MoveBlocks(p, p.recv, i, false, p.h2d));
   if (p.b->EventRecord(p.ev[kSlots + slot], p.h2d) != weftSuccess) return Fail(p, "event");
   p.h2d_pending[slot] = true;
   return weftSuccess;
+}
+
+// Holds the executable of chunk i's shape (chunk 0's, and the last chunk's when it is
+// shorter, are all a call has): the call enters the program cache once per shape, and every chunk
+// is a run of one of them on its slots. A chunk's views are chunk 0's shifted (direct host sides)
+// or other slots of the same pool (staged sides), so whether a chunk is in place is the same for
+// all.
+Status HoldChunkProgram(Pipe& p, size_t i, ProgramRef* out) {
+  CollArgs h = p.args;
+  h.count = ChunkN(p, i);
+  h.send = HostView(p, p.send, i);
+  h.recv = HostView(p, p.recv, i);
+  WEFT_CHECK(ValidateArgs(*p.comm, &h));
+  WEFT_CHECK(PrepareBlocking(*p.comm, &h));
+  return HeldExecutable(*p.comm, h, out);
 }
 
 Status RunChunks(Pipe& p, Stream user) {
@@ -109,10 +125,14 @@ Status RunChunks(Pipe& p, Stream user) {
       p.b->StreamWaitEvent(p.h2d, start) != weftSuccess) {
     return Fail(p, "ordering after the user's stream");
   }
-  const size_t chunks = p.count == 0 ? 1 : (p.count + p.chunk - 1) / p.chunk;
+  p.chunks = p.count == 0 ? 1 : (p.count + p.chunk - 1) / p.chunk;
+  WEFT_CHECK(HoldChunkProgram(p, 0, &p.full));
+  const size_t last = p.chunks - 1;
+  if (last > 0 && ChunkN(p, last) != ChunkN(p, 0)) WEFT_CHECK(HoldChunkProgram(p, last, &p.last));
+  BusyOn busy(*p.comm);  // the chunks' waits advance the other communicators' executions
   WEFT_CHECK(IssueDown(p, 0));
-  for (size_t i = 0; i < chunks; ++i) {
-    if (i + 1 < chunks) WEFT_CHECK(IssueDown(p, i + 1));
+  for (size_t i = 0; i < p.chunks; ++i) {
+    if (i + 1 < p.chunks) WEFT_CHECK(IssueDown(p, i + 1));
     WEFT_CHECK(RunChunk(p, i));
   }
   // The user's later work follows the results; the call returns once they are in place.
