@@ -1,9 +1,11 @@
 #include "coll/compiled_coll.h"
 
+#include <algorithm>
 #include <mutex>
 #include <tuple>
 
 #include "coll/choose_recipe.h"
+#include "coll/progress_thread.h"
 #include "compile/compile.h"
 #include "core/dtype.h"
 #include "core/hot_path.h"
@@ -54,6 +56,7 @@ Status BuildCompiledProgram(Comm& comm, const ir::Program& prog, const sched::Re
     return comm.Fail(weftInternalError, "lowering %s produced bad bytecode: %s",
                      sched::RecipeText(recipe).c_str(), why.c_str());
   }
+  (void)c->SendsMessages();  // computed now, while one thread owns it: later calls only read
   *out = std::move(c);
   return weftSuccess;
 }
@@ -122,6 +125,31 @@ WEFT_HOT Status CompiledColl::ClaimTagSlot(Comm& comm) {
 bool CompiledColl::Unfinished(const CompiledColl* prev, bool tag_slot) const {
   return prev != nullptr && prev != this &&
          ((tag_slot && prev->finish_call) || prev->interp_.active());
+}
+
+bool CompiledColl::SendsMessages() const {
+  if (sends_messages_ < 0) {
+    sends_messages_ = std::any_of(bytecode.code.begin(), bytecode.code.end(), [](const auto& in) {
+      return in.op == static_cast<uint8_t>(ir::Opcode::kSend) ||
+             in.op == static_cast<uint8_t>(ir::Opcode::kRecv);
+    });
+  }
+  return sends_messages_ != 0;
+}
+
+bool CompiledColl::BeginsWithoutMpi(const Comm& comm) const {
+  if (SendsMessages()) return false;
+  if (!uses_node_) return true;
+  const ShmSegment* seg = comm.current_segment();
+  if (seg == nullptr || seg->slot_bytes() < slot_bytes_) return false;  // would grow
+  // ChooseSlotStores' condition for a probe at this execution.
+  const uint64_t call_bytes = bytecode.count * TypeSize(bytecode.dtype);
+  if (comm.slot_store_mode() >= 0 || call_bytes < kProbeMinBytes || comm.node_oversubscribed ||
+      seg->nranks() < 2) {
+    return true;
+  }
+  const uint64_t every = kProbeEvery * static_cast<uint64_t>(seg->nranks() - 1);
+  return (comm.large_shm_execs + 1) % every != 0;
 }
 
 bool CompiledColl::StartsWithoutWaiting(const Comm& comm) const {
@@ -243,6 +271,10 @@ WEFT_HOT Status CompiledColl::Start(Comm& comm, const Bind& bind) {
   WEFT_CHECK(ClaimTagSlot(comm));
   interp_.Start(&bytecode, Buffers(bind, own_scratch_.get()));
   started_ = true;
+  // With the progress thread on, a schedule it may advance is left to it (or to the caller's
+  // next test or wait): run here, the post itself would move the data (a bcast receiver whose
+  // root had posted first copied all 4 MiB inside weftIBroadcast: nothing left to overlap).
+  if (ProgressThreadOn() && !SendsMessages()) return weftSuccess;
   bool done = false;
   Status s = Resume(comm, false, &done);
   if (s != weftSuccess) Finished();

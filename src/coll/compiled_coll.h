@@ -36,6 +36,13 @@ class CompiledColl {
   /// segment's previous user, the one 64 starts back in its tag slot) still runs. Nonblocking
   /// starts that would wait are deferred instead (coll/progress.cc): a start is local in MPI.
   bool StartsWithoutWaiting(const Comm& comm) const;
+  /// Whether the program sends or receives messages (MPI point-to-point); false for the
+  /// shared-memory schedules, which the progress thread may advance (coll/progress_thread.h).
+  bool SendsMessages() const;
+  /// Whether Start would call no MPI routine: no messages, and the node segment needs neither
+  /// growing (collective over MPI) nor a placement probe at this execution. The progress thread
+  /// begins deferred executions only then.
+  bool BeginsWithoutMpi(const Comm& comm) const;
   /// The call's buffers are weftMemAlloc memory on every rank (agreed): the peers' buffers
   /// are reached through their mappings.
   void set_zero_copy() { transport_.set_mapped_peers(true); }
@@ -77,6 +84,7 @@ class CompiledColl {
   // A probe costs about 100 us per peer (a 64 KiB handover timed eight times): at every 64th
   // execution of 1 MiB or more per peer (200 us or more each at 2 ranks here) that is under 1%.
   static constexpr uint64_t kProbeMinBytes = 1024 * 1024;
+  mutable int8_t sends_messages_ = -1;  // SendsMessages, computed when built
   static constexpr uint64_t kProbeEvery = 64;
   Comm& comm_;
   ScheduleTransport transport_;

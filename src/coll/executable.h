@@ -58,6 +58,13 @@ class Executable {
            : staged_ ? staged_->StartsWithoutWaiting(comm)
                      : true;
   }
+  /// Whether advancing it may call MPI: native programs and the node-aware alltoallv do, a
+  /// compiled schedule when it sends messages. The progress thread leaves those to the caller.
+  bool MayCallMpi() const { return compiled_ ? compiled_->SendsMessages() : true; }
+  /// Whether Start would call no MPI routine (CompiledColl::BeginsWithoutMpi).
+  bool BeginsWithoutMpi(const Comm& comm) const {
+    return compiled_ && compiled_->BeginsWithoutMpi(comm);
+  }
   /// Queued to start once earlier executions let it (coll/progress.cc): it counts as active,
   /// so that no other call takes this instance meanwhile.
   void set_deferred(bool deferred) { deferred_ = deferred; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "coll/progress_thread.h"
 #include "core/hot_path.h"
 #include "core/wait_hook.h"
 #include "native/mpi_progress.h"
@@ -145,6 +146,7 @@ WEFT_HOT Status StartExecutionLocked(Comm& comm, Execution* e, Executable* progr
     comm.in_flight.push_back(e);
     g_queued.fetch_add(1, std::memory_order_release);
     comm.in_flight_count.store(static_cast<int>(comm.in_flight.size()), std::memory_order_release);
+    WakeProgressThread();
   };
   // MPI matches a communicator's collectives by the order ranks issue them, and a native
   // execution issues its next call when it sees the previous one complete (at different times
@@ -188,6 +190,31 @@ Status DrainExecutions(Comm& comm) {
   while (!comm.in_flight.empty()) WaitOldestLocked(comm);
   return comm.CheckUsable("a blocking collective after nonblocking ones");
 }
+
+void AdvanceWithoutMpi(Comm& comm) {
+  if (FailAllIfBroken(comm)) return;
+  for (size_t i = 0; i < comm.in_flight.size();) {
+    Execution* x = comm.in_flight[i];
+    if (!x->begun) {
+      // Begun in order, as AdvanceQueued does, where the start calls no MPI routine.
+      if (!MayBegin(comm, i) || !x->program->BeginsWithoutMpi(comm)) return;
+      if (!Begin(comm, x)) continue;  // x left the queue: i names the next one
+    }
+    if (x->program->MayCallMpi()) {
+      ++i;
+      continue;
+    }
+    bool finished = false;
+    Status s = x->program->Test(comm, &finished);
+    if (finished || s != weftSuccess) {
+      Complete(comm, x, s);  // x leaves the queue: i now names the next one
+    } else {
+      ++i;
+    }
+  }
+}
+
+int QueuedExecutions() { return g_queued.load(std::memory_order_acquire); }
 
 void AbandonExecutions(Comm& comm) {
   std::lock_guard<std::mutex> lk(comm.progress_mu);

@@ -67,6 +67,14 @@ Status WaitExecution(Comm& comm, Execution* e);
 /// Completes every queued execution (blocking collectives do this first, so a blocking call
 /// never waits on a peer that waits for this rank to advance an earlier nonblocking one).
 Status DrainExecutions(Comm& comm);
+/// For the progress thread (coll/progress_thread.h), with comm.progress_mu held: advances, in
+/// start order and without blocking, the begun executions of comm whose programs call no MPI
+/// routine (MPI may not allow calls from a second thread), beginning deferred ones in order
+/// where their start calls none either (no segment growth or placement probe due); stops at
+/// the first it may not begin.
+void AdvanceWithoutMpi(Comm& comm);
+/// Executions queued on all communicators (0: nothing in flight anywhere).
+int QueuedExecutions();
 /// weftCommAbort: drops every queued execution without waiting (each program abandoned; they
 /// complete with weftInvalidUsage).
 void AbandonExecutions(Comm& comm);

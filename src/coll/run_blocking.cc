@@ -1,9 +1,11 @@
 #include "coll/run_blocking.h"
 
 #include <memory>
+#include <mutex>
 
 #include "coll/build_collective.h"
 #include "coll/progress.h"
+#include "coll/progress_thread.h"
 #include "core/hot_path.h"
 #include "core/log.h"
 
@@ -38,6 +40,13 @@ WEFT_HOT Status RunHostBlocking(Comm& comm, const CollArgs& args) {
   ProgramRef program;
   WEFT_CHECK(HeldExecutable(comm, a, &program));
   BusyOn busy(comm);  // its waits advance the other communicators' executions, not this one's
+  // A send or receive runs beside this communicator's nonblocking executions (it does not drain
+  // them), and its start may finish the one 64 back in its tag slot: with the progress thread
+  // on, the progress lock keeps that thread off them meanwhile.
+  std::unique_lock<std::mutex> progress;
+  if (ProgressThreadOn() && comm.in_flight_count.load(std::memory_order_acquire) > 0) {
+    progress = std::unique_lock<std::mutex>(comm.progress_mu);
+  }
   return program->Run(comm, Bind{static_cast<const char*>(a.send), static_cast<char*>(a.recv)});
 }
 

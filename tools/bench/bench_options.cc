@@ -48,6 +48,9 @@ void Usage() {
       "      --nonblocking  both sides post the nonblocking call and wait for it\n"
       "      --overlap      also measure how much of a nonblocking call computation hides\n"
       "                     (OSU's overlap, per size and side)\n"
+      "      --overlap-compute busy|sleep  the overlap's computation spins (OSU's, busy,\n"
+      "                     default) or sleeps (a host thread waiting on a device: its\n"
+      "                     core is free for a progress thread)\n"
       "      --vpattern uniform|skewed  alltoallv block sizes for a size S per rank: every\n"
       "                     block S/P (uniform), or 4S/P for the pairs with (i+j) mod 4 == 0\n"
       "                     and S/4P for the others (skewed) (default uniform)\n"
@@ -182,6 +185,9 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
     else if (a == "--timing") {
       o->loop = v == "loop";
       ok = v == "loop" || v == "call";
+    } else if (a == "--overlap-compute") {
+      o->overlap_sleeps = v == "sleep";
+      ok = v == "sleep" || v == "busy";
     } else if (a == "--place") {
       o->out_of_place = v == "out" || v == "both";
       o->in_place = v == "in" || v == "both";

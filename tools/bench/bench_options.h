@@ -57,6 +57,9 @@ struct Options {
   /// --overlap: after each size's rows, the fraction of a nonblocking call hidden behind
   /// computation, OSU's definition (bench_overlap.h), for both sides.
   bool overlap = false;
+  /// --overlap-compute sleep: the computation of the overlap measure sleeps instead of
+  /// spinning (a host thread waiting on a device while its core is free); busy: OSU's.
+  bool overlap_sleeps = false;
   VPattern vpattern = VPattern::kUniform;  // --vpattern
 };
 

@@ -1,8 +1,10 @@
 #include "bench_overlap.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 namespace bench {
@@ -16,8 +18,12 @@ double Median(std::vector<double> v) {
 
 // Busy work for `seconds` (OSU calibrates a loop of arithmetic; reading the clock is as good
 // at these durations and needs no calibration). Returns the time it took.
-double Compute(double seconds) {
+double Compute(double seconds, bool sleeps) {
   const double t0 = MPI_Wtime();
+  if (sleeps) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    return MPI_Wtime() - t0;
+  }
   volatile double sink = 1.0;
   while (MPI_Wtime() - t0 < seconds) {
     for (int i = 0; i < 64; ++i) sink = sink * 1.0000001 + 1e-9;
@@ -27,19 +33,19 @@ double Compute(double seconds) {
 
 // One post, optional compute, wait; the time of it all in *total and the compute's in *comp.
 bool Once(const Ctx& x, const Shape& s, bool weft, unsigned char* send, unsigned char* recv,
-          double compute_s, double* total, double* comp) {
+          double compute_s, bool sleeps, double* total, double* comp) {
   MPI_Barrier(x.mpi);
   const double t0 = MPI_Wtime();
   int rc;
   if (weft) {
     weftRequest_t req = nullptr;
     rc = PostWeft(x, s, false, send, recv, &req);
-    *comp = compute_s > 0 ? Compute(compute_s) : 0;
+    *comp = compute_s > 0 ? Compute(compute_s, sleeps) : 0;
     if (rc == weftSuccess) rc = weftRequestWait(&req);
   } else {
     MPI_Request req = MPI_REQUEST_NULL;
     rc = PostNative(x, s, false, send, recv, &req);
-    *comp = compute_s > 0 ? Compute(compute_s) : 0;
+    *comp = compute_s > 0 ? Compute(compute_s, sleeps) : 0;
     if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
   }
   *total = MPI_Wtime() - t0;
@@ -60,11 +66,11 @@ bool MeasureOverlap(const Ctx& x, const Options& o, const Shape& s, bool weft, O
   bool ok = true;
   double total = 0, comp = 0;
   for (int i = 0; i < o.warmup && ok; ++i) {
-    ok &= Once(x, s, weft, send.data(), recv.data(), 0, &total, &comp);
+    ok &= Once(x, s, weft, send.data(), recv.data(), 0, false, &total, &comp);
   }
   std::vector<double> pure(o.iters), totals(o.iters), comps(o.iters);
   for (int i = 0; i < o.iters && ok; ++i) {
-    ok &= Once(x, s, weft, send.data(), recv.data(), 0, &pure[i], &comp);
+    ok &= Once(x, s, weft, send.data(), recv.data(), 0, false, &pure[i], &comp);
   }
   int all_ok = ok;
   MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, x.mpi);
@@ -72,7 +78,8 @@ bool MeasureOverlap(const Ctx& x, const Options& o, const Shape& s, bool weft, O
   out->pure_us = Slowest(x, pure) * 1e6;
   // Every rank computes for the same time: the slowest rank's pure time.
   for (int i = 0; i < o.iters && ok; ++i) {
-    ok &= Once(x, s, weft, send.data(), recv.data(), out->pure_us * 1e-6, &totals[i], &comps[i]);
+    ok &= Once(x, s, weft, send.data(), recv.data(), out->pure_us * 1e-6, o.overlap_sleeps,
+               &totals[i], &comps[i]);
   }
   all_ok = ok;
   MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, x.mpi);
@@ -90,9 +97,10 @@ bool RunOverlapTables(Ctx x, const Options& o) {
     x.coll = c;
     if (x.rank == 0) {
       std::printf(
-          "#\n# %s overlap (OSU's definition): post, compute for the pure time, wait; no calls "
-          "during the compute\n# %12s %12s %10s %12s %10s\n",
-          CollName(c), "size(B)", "native_us", "native_%", "weft_us", "weft_%");
+          "#\n# %s overlap (OSU's definition): post, compute%s for the pure time, wait; no "
+          "calls during the compute\n# %12s %12s %10s %12s %10s\n",
+          CollName(c), o.overlap_sleeps ? " (sleeping)" : "", "size(B)", "native_us", "native_%",
+          "weft_us", "weft_%");
     }
     for (size_t b = o.min_bytes; b <= o.max_bytes;) {
       const Shape s = ShapeOf(x, b);

@@ -63,8 +63,9 @@ class WeftWork : public c10d::Work {
   }
   std::vector<at::Tensor> result() override { return outputs_; }
   c10::intrusive_ptr<c10::ivalue::Future> getFuture() override {
-    // DDP's communication hooks chain on this future. No progress thread advances weft's
-    // requests, so the future completes here, before it is handed out.
+    // DDP's communication hooks chain on this future, which completes here, before it is
+    // handed out: without weft's optional progress thread (WEFT_PROGRESS_THREAD) nothing
+    // would advance the request meanwhile.
     Complete();
     auto fut =
         c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
