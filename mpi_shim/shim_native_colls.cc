@@ -1,5 +1,6 @@
-// Blocking collectives weft leaves to MPI (gather, scatter, their v-forms, allgatherv,
-// alltoallw, scans, and the collective communicator constructors). Intercepted so that the
+// Blocking collectives weft leaves to MPI (gather, scatter, their v-forms, alltoallw, scans,
+// and the collective communicator constructors; allgatherv with unequal counts is in
+// shim_allgatherv.cc). Intercepted so that the
 // served nonblocking calls on the same communicator complete first: MPI's routine cannot
 // advance weft's calls, and a peer may wait for this rank's part of one before it joins this
 // call (tests/shim/shim_progress_colls.c hung before). A program with no served call in flight
@@ -57,14 +58,6 @@ int MPI_Scatterv(const void* s, const int sc[], const int sd[], MPI_Datatype st,
   if (!NonblockingRunning()) return PMPI_Scatterv(s, sc, sd, st, r, rn, rt, root, comm);
   return Guard([&] {
     return RunNative(comm, [&] { return PMPI_Scatterv(s, sc, sd, st, r, rn, rt, root, comm); });
-  });
-}
-
-int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
-                   MPI_Datatype rt, MPI_Comm comm) {
-  if (!NonblockingRunning()) return PMPI_Allgatherv(s, sn, st, r, rc, rd, rt, comm);
-  return Guard([&] {
-    return RunNative(comm, [&] { return PMPI_Allgatherv(s, sn, st, r, rc, rd, rt, comm); });
   });
 }
 

@@ -18,7 +18,7 @@ enum class Fallback {
   kInterComm,    // inter-communicator
   kDatatype,     // a reduction over a signature weft cannot reduce (mixed or unserved types)
   kOp,           // user-defined op or one weft lacks (MINLOC, logical, bitwise, ...)
-  kUneven,       // Reduce_scatter with unequal counts
+  kUneven,       // Reduce_scatter or Allgatherv with unequal counts
   kSetupFailed,  // weft could not set up this communicator
   kMismatch,     // send and receive type signatures differ
   kMpiRoutine,   // weft would call the MPI routine itself (alltoallv where it has no schedule)

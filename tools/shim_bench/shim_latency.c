@@ -1,4 +1,4 @@
-/* OSU-style latency of MPI_Allreduce, MPI_Reduce_scatter_block, MPI_Alltoall and
+/* OSU-style latency of MPI_Allreduce, MPI_Reduce_scatter_block, MPI_Alltoall, MPI_Allgather(v) and
  * MPI_Iallreduce + MPI_Wait, native and interposed in the same run: run it under weftrun, and each
  * MPI_X call goes through weft's interposer while the matching PMPI_X call is the library's own
  * routine. Also measures the interposer's cost on a fallback path (a user-defined op, which weft
@@ -29,6 +29,28 @@ static int Alltoall(void* s, void* r, int n, MPI_Comm c, int native) {
   n /= size;
   return native ? PMPI_Alltoall(s, n, MPI_DOUBLE, r, n, MPI_DOUBLE, c)
                 : MPI_Alltoall(s, n, MPI_DOUBLE, r, n, MPI_DOUBLE, c);
+}
+
+static int Allgather(void* s, void* r, int n, MPI_Comm c, int native) {
+  int size;
+  MPI_Comm_size(c, &size);
+  n /= size;
+  return native ? PMPI_Allgather(s, n, MPI_DOUBLE, r, n, MPI_DOUBLE, c)
+                : MPI_Allgather(s, n, MPI_DOUBLE, r, n, MPI_DOUBLE, c);
+}
+
+/* Equal counts, blocks in rank order: what the interposer serves as an allgather. */
+static int Allgatherv(void* s, void* r, int n, MPI_Comm c, int native) {
+  static int counts[1024], displs[1024];
+  int size;
+  MPI_Comm_size(c, &size);
+  n /= size;
+  for (int j = 0; j < size && j < 1024; ++j) {
+    counts[j] = n;
+    displs[j] = j * n;
+  }
+  return native ? PMPI_Allgatherv(s, n, MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, c)
+                : MPI_Allgatherv(s, n, MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, c);
 }
 
 static int Iallreduce(void* s, void* r, int n, MPI_Comm c, int native) {
@@ -120,10 +142,9 @@ int main(int argc, char** argv) {
   const struct {
     const char* name;
     Coll f;
-  } colls[] = {{"MPI_Allreduce", Allreduce},
-               {"MPI_Reduce_scatter_block", ReduceScatter},
-               {"MPI_Alltoall", Alltoall},
-               {"MPI_Iallreduce+Wait", Iallreduce}};
+  } colls[] = {{"MPI_Allreduce", Allreduce},   {"MPI_Reduce_scatter_block", ReduceScatter},
+               {"MPI_Alltoall", Alltoall},     {"MPI_Allgather", Allgather},
+               {"MPI_Allgatherv", Allgatherv}, {"MPI_Iallreduce+Wait", Iallreduce}};
   /* First, before any request weft serves exists: the native requests' completion cost. */
   int never = 0;
   PMPI_Irecv(&never, 1, MPI_INT, 0, 4242, MPI_COMM_SELF, &g_pending);
@@ -137,7 +158,7 @@ int main(int argc, char** argv) {
         "interposed %.4f us per call\n",
         test_nat / 100, test_shim / 100);
   }
-  for (int c = 0; c < 4; ++c) {
+  for (int c = 0; c < (int)(sizeof colls / sizeof colls[0]); ++c) {
     for (size_t bytes = 8 * size; bytes <= max_bytes; bytes *= 4) {
       int n = (int)(bytes / sizeof(double));
       int iters = bytes > 65536 ? base_iters / 10 + 1 : base_iters;
