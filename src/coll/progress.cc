@@ -14,7 +14,7 @@ namespace {
 // Executions queued on all communicators: the wait hook has nothing to do while it is zero.
 std::atomic<int> g_queued{0};
 
-void AdvanceQueued(Comm& comm);
+void AdvanceQueued(Comm& comm, bool without_mpi = false);
 
 // The wait hook (core/wait_hook.h): a wait on one communicator advances the executions queued
 // on the others, as a test would, never blocking (another thread advancing one keeps it).
@@ -93,13 +93,19 @@ bool Begin(Comm& comm, Execution* e) {
 
 // Advances every queued execution of comm, oldest first, without blocking (progress lock held):
 // a peer may be waiting for this rank's part of any. Deferred ones begin in order as they may.
-void AdvanceQueued(Comm& comm) {
+// without_mpi (the progress thread): only what calls no MPI routine is begun or tested.
+void AdvanceQueued(Comm& comm, bool without_mpi) {
   if (FailAllIfBroken(comm)) return;
   for (size_t i = 0; i < comm.in_flight.size();) {
     Execution* x = comm.in_flight[i];
     if (!x->begun) {
-      if (!MayBegin(comm, i)) return;  // the later ones are deferred too
-      if (!Begin(comm, x)) continue;   // x left the queue: i names the next one
+      // The later ones are deferred too.
+      if (!MayBegin(comm, i) || (without_mpi && !x->program->BeginsWithoutMpi(comm))) return;
+      if (!Begin(comm, x)) continue;  // x left the queue: i names the next one
+    }
+    if (without_mpi && x->program->MayCallMpi()) {
+      ++i;
+      continue;
     }
     bool finished = false;
     Status s = x->program->Test(comm, &finished);
@@ -191,28 +197,7 @@ Status DrainExecutions(Comm& comm) {
   return comm.CheckUsable("a blocking collective after nonblocking ones");
 }
 
-void AdvanceWithoutMpi(Comm& comm) {
-  if (FailAllIfBroken(comm)) return;
-  for (size_t i = 0; i < comm.in_flight.size();) {
-    Execution* x = comm.in_flight[i];
-    if (!x->begun) {
-      // Begun in order, as AdvanceQueued does, where the start calls no MPI routine.
-      if (!MayBegin(comm, i) || !x->program->BeginsWithoutMpi(comm)) return;
-      if (!Begin(comm, x)) continue;  // x left the queue: i names the next one
-    }
-    if (x->program->MayCallMpi()) {
-      ++i;
-      continue;
-    }
-    bool finished = false;
-    Status s = x->program->Test(comm, &finished);
-    if (finished || s != weftSuccess) {
-      Complete(comm, x, s);  // x leaves the queue: i now names the next one
-    } else {
-      ++i;
-    }
-  }
-}
+void AdvanceWithoutMpi(Comm& comm) { AdvanceQueued(comm, true); }
 
 int QueuedExecutions() { return g_queued.load(std::memory_order_acquire); }
 
