@@ -7,6 +7,7 @@
 // buffer and moves each block to its displacement after, so every rank still runs the same
 // collective.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -105,6 +106,13 @@ bool AsAllgather(const char* fn, const void* s, int sn, MPI_Datatype st, void* r
   return true;
 }
 
+// What runs after the allgather: nothing where this rank's layout is the allgather's, else
+// the blocks to their displacements (holding the buffer until then).
+std::function<int()> Placing(const std::shared_ptr<Scattered>& place) {
+  if (place == nullptr) return {};
+  return [place] { return place->Place(); };
+}
+
 }  // namespace
 
 extern "C" {
@@ -118,16 +126,7 @@ int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* r, const int rc
     if (!AsAllgather("MPI_Allgatherv", s, sn, st, r, rc, rd, rt, comm, &a, &place)) {
       return RunNative(comm, native);
     }
-    if (place == nullptr) return Run(a, native);
-    Route route = Prepare(a);
-    if (route.empty) return MPI_SUCCESS;
-    if (route.comm == nullptr) return RunNative(comm, native);
-    int err = route.buf->Before();
-    if (err != MPI_SUCCESS) return err;
-    const weftResult_t res = Launch(a, route, nullptr, nullptr);
-    if (res != weftSuccess) return Finish(res, comm, a.fn);
-    err = route.buf->After();
-    return err != MPI_SUCCESS ? err : place->Place();
+    return Run(a, native, Placing(place));
   });
 }
 
@@ -140,20 +139,7 @@ int MPI_Iallgatherv(const void* s, int sn, MPI_Datatype st, void* r, const int r
     if (!AsAllgather("MPI_Iallgatherv", s, sn, st, r, rc, rd, rt, comm, &a, &place)) {
       return native();
     }
-    a.nonblocking = true;
-    Route route = Prepare(a);
-    if (route.empty) return CompletedRequest(req);
-    if (route.comm == nullptr) return native();
-    int err = route.buf->Before();  // the send side is packed now: MPI lets it change only after
-    if (err != MPI_SUCCESS) return err;
-    weftRequest_t started = nullptr;
-    const weftResult_t res = Launch(a, route, nullptr, &started);
-    if (res != weftSuccess) return Finish(res, comm, a.fn);
-    if (place != nullptr) {
-      // After the run: the contiguous receive side needs no unpacking, only the placing.
-      route.buf->unpack = [place] { return place->Place(); };
-    }
-    return AddNonblocking(started, route.buf, comm, req);
+    return Post(a, req, native, Placing(place));
   });
 }
 

@@ -30,6 +30,9 @@ struct Buffers {
   /// Where set, what After does instead of unpacking `out` (MPI_Alltoallv's per-block
   /// layouts), holding what the run uses until it completes.
   std::function<int()> unpack;
+  /// Where set, what After runs once the result is unpacked (MPI_Allgatherv's blocks moved to
+  /// this rank's displacements). MPI error code.
+  std::function<int()> then;
   /// Packs what the run reads. MPI error code.
   int Before();
   /// Applies the fix-up and unpacks what the run wrote. MPI error code.
@@ -74,8 +77,12 @@ Route Prepare(const CallArgs& a);
 /// starts it nonblocking; else runs it blocking.
 weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
                     weftRequest_t* request);
-/// A blocking call end to end: prepare, pack, run on weft, unpack; or native.
-int Run(const CallArgs& a, const NativeFn& native);
+/// A blocking call end to end: prepare, pack, run on weft, unpack (then `then`, when served);
+/// or native.
+int Run(const CallArgs& a, const NativeFn& native, std::function<int()> then = {});
+/// A nonblocking call: served, weft's request behind a generalized one whose completion
+/// unpacks (then runs `then`); nothing to move, an already complete request; else native().
+int Post(CallArgs a, MPI_Request* req, const NativeFn& native, std::function<int()> then = {});
 /// A blocking collective on comm that goes to MPI's routine: the served nonblocking calls on
 /// comm complete first (MPI's blocking routine cannot advance them, and a peer may wait for
 /// this rank's part of one before it joins this call), then native().

@@ -10,25 +10,6 @@
 
 using namespace weft::shim;
 
-namespace {
-
-// Served: weft's request behind a generalized one; nothing to move: an already complete
-// request; else the native routine.
-int Post(CallArgs a, MPI_Request* req, const NativeFn& native) {
-  a.nonblocking = true;
-  Route route = Prepare(a);
-  if (route.empty) return CompletedRequest(req);
-  if (route.comm == nullptr) return native();
-  int rc = route.buf->Before();  // the send side is packed now: MPI lets it change only after
-  if (rc != MPI_SUCCESS) return rc;
-  weftRequest_t started = nullptr;
-  weftResult_t r = Launch(a, route, nullptr, &started);
-  if (r != weftSuccess) return Finish(r, a.comm, a.fn);
-  return AddNonblocking(started, route.buf, a.comm, req);
-}
-
-}  // namespace
-
 extern "C" {
 
 int MPI_Iallreduce(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,

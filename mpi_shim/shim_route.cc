@@ -129,9 +129,14 @@ int Buffers::Before() {
 }
 
 int Buffers::After() {
-  if (unpack) return unpack();
-  if (fix) fix();
-  return unpack_out ? out.Unpack() : MPI_SUCCESS;
+  int rc = MPI_SUCCESS;
+  if (unpack) {
+    rc = unpack();
+  } else {
+    if (fix) fix();
+    if (unpack_out) rc = out.Unpack();
+  }
+  return rc == MPI_SUCCESS && then ? then() : rc;
 }
 
 Route Prepare(const CallArgs& a) {
@@ -216,15 +221,30 @@ weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
   return weftInternalError;
 }
 
-int Run(const CallArgs& a, const NativeFn& native) {
+int Run(const CallArgs& a, const NativeFn& native, std::function<int()> then) {
   Route route = Prepare(a);
   if (route.empty) return MPI_SUCCESS;
   if (route.comm == nullptr) return RunNative(a.comm, native);
+  route.buf->then = std::move(then);
   int rc = route.buf->Before();
   if (rc != MPI_SUCCESS) return rc;
   weftResult_t r = Launch(a, route, nullptr, nullptr);
   if (r != weftSuccess) return Finish(r, a.comm, a.fn);
   return route.buf->After();
+}
+
+int Post(CallArgs a, MPI_Request* req, const NativeFn& native, std::function<int()> then) {
+  a.nonblocking = true;
+  Route route = Prepare(a);
+  if (route.empty) return CompletedRequest(req);
+  if (route.comm == nullptr) return native();
+  route.buf->then = std::move(then);
+  int rc = route.buf->Before();  // the send side is packed now: MPI lets it change only after
+  if (rc != MPI_SUCCESS) return rc;
+  weftRequest_t started = nullptr;
+  weftResult_t r = Launch(a, route, nullptr, &started);
+  if (r != weftSuccess) return Finish(r, a.comm, a.fn);
+  return AddNonblocking(started, route.buf, a.comm, req);
 }
 
 int RunNative(MPI_Comm comm, const NativeFn& native) {
