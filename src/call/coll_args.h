@@ -32,11 +32,17 @@ enum class CollKind {
   kExScan
 };
 
-/// True for the kinds weft compiles schedules for and serves on device buffers; the others
-/// (gather, scatter, the v-collectives, scans) run their native MPI routine on host memory.
-inline bool HasSchedule(CollKind k) {
+/// True for the kinds weft serves on device buffers (staged, IPC, NCCL, MPI direct); the
+/// others run on host memory only.
+inline bool ServedOnDevice(CollKind k) {
   return k == CollKind::kAllReduce || k == CollKind::kReduce || k == CollKind::kBroadcast ||
          k == CollKind::kAllGather || k == CollKind::kReduceScatter || k == CollKind::kAllToAll;
+}
+
+/// True for the kinds weft compiles schedules for (those and gather and scatter); the others
+/// (the v-collectives, scans) run their native MPI routine.
+inline bool HasSchedule(CollKind k) {
+  return ServedOnDevice(k) || k == CollKind::kGather || k == CollKind::kScatter;
 }
 
 /// True for the kinds whose per-rank counts come in arrays (VCounts).

@@ -39,7 +39,7 @@ WEFT_HOT Status PrepareCall(const char* fn, Comm* comm, weftStream_t stream, Col
   }
   device::BufferRoute route;
   WEFT_CHECK(device::RouteBuffers(*comm, a, &route));
-  if (route.any_device() && collective && !HasSchedule(a.kind)) {
+  if (route.any_device() && collective && !ServedOnDevice(a.kind)) {
     return comm->Fail(weftNotSupported, "%s: device buffers are not supported yet (stage them)",
                       fn);
   }

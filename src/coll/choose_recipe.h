@@ -30,6 +30,8 @@ inline constexpr ScheduledKind kScheduledKinds[] = {
     {CollKind::kBroadcast, sched::Coll::kBroadcast},
     {CollKind::kReduce, sched::Coll::kReduce},
     {CollKind::kAllToAll, sched::Coll::kAllToAll},
+    {CollKind::kGather, sched::Coll::kGather},
+    {CollKind::kScatter, sched::Coll::kScatter},
 };
 
 /// The call kind of a schedule compiler collective (every one has a kind).

@@ -67,11 +67,16 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bo
     // against shmpipe 1175 in the next, minutes later (bench/2026-12-02-tuning/2ranks-openmpi,
     // regret-calibrated and regret-wisdom). So the rule stays, and per-machine winners are
     // wisdom's to record.
+    // Gather and scatter have no shmpipe (shm_pipeline.cc): above oneshot's cut-off the root
+    // reads (or its peers read) by single copy, else the tree below moves them.
+    const bool rooted_move = spec.coll == Coll::kGather || spec.coll == Coll::kScatter;
     if (every) {
       add("oneshot", {});
       add("shmpipe", {});
+      if (rooted_move) add("cma", {});
     } else if (out.empty()) {
-      add(largest <= OneShotMaxBytes(spec.coll) ? "oneshot" : "shmpipe", {});
+      const bool small = largest <= OneShotMaxBytes(spec.coll);
+      add(small ? "oneshot" : rooted_move ? "cma" : "shmpipe", {});
     }
     if (!out.empty() && !every) return out;
   }
@@ -106,6 +111,11 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bo
       add("tree", {2});
       add("tree", {4});
       if (bytes >= (256u << 10)) add("tree", {2}, 64u << 10);
+      break;
+    case Coll::kGather:
+    case Coll::kScatter:
+      add("tree", {2});
+      add("tree", {std::max(2, spec.nranks)});  // linear: the root and every other rank
       break;
     case Coll::kAllToAll:
       add("pairwise", {4});

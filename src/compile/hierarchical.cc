@@ -286,6 +286,10 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
   if (spec.coll == Coll::kAllToAll) {
     return "hierarchical recipes do not serve alltoall (nodea2a is its node-aware schedule)";
   }
+  if (spec.coll == Coll::kGather || spec.coll == Coll::kScatter) {
+    return "hierarchical recipes do not serve gather or scatter (flat tree:K moves whole "
+           "subtrees)";
+  }
   if (NumNodes(spec) < 2 || spec.nodes->nranks != spec.nranks) {
     return "a hierarchical recipe needs ranks on more than one node";
   }
@@ -354,7 +358,10 @@ ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int ra
 
 std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
   std::vector<Recipe> out;
-  if (NumNodes(spec) < 2 || spec.coll == Coll::kAllToAll) return out;
+  if (NumNodes(spec) < 2 || spec.coll == Coll::kAllToAll || spec.coll == Coll::kGather ||
+      spec.coll == Coll::kScatter) {
+    return out;
+  }
   const Topology& t = *spec.nodes;
   const int L = EqualNodeSize(t), N = t.num_nodes();
   auto offer = [&](Recipe node, Recipe net) {

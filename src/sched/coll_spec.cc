@@ -5,8 +5,8 @@
 
 namespace weft::sched {
 namespace {
-constexpr const char* kNames[kNumColls] = {"allreduce", "reduce_scatter", "allgather",
-                                           "bcast",     "reduce",         "alltoall"};
+constexpr const char* kNames[kNumColls] = {"allreduce", "reduce_scatter", "allgather", "bcast",
+                                           "reduce",    "alltoall",       "gather",    "scatter"};
 }  // namespace
 
 const char* CollName(Coll c) { return kNames[static_cast<int>(c)]; }
@@ -35,6 +35,8 @@ uint64_t SendBytes(const CollSpec& s, int rank) {
       return v * P;
     case Coll::kBroadcast:
       return rank == s.root ? v : 0;
+    case Coll::kScatter:
+      return rank == s.root ? v * P : 0;
     default:
       return v;
   }
@@ -48,6 +50,8 @@ uint64_t RecvBytes(const CollSpec& s, int rank) {
       return v * P;
     case Coll::kReduce:
       return rank == s.root ? v : 0;
+    case Coll::kGather:
+      return rank == s.root ? v * P : 0;
     default:
       return v;
   }
@@ -58,7 +62,7 @@ std::string SpecText(const CollSpec& s) {
                   " count=" + std::to_string(s.count) + " " + TypeName(s.dtype);
   if (Reduces(s.coll))
     t += std::string(" ") + (s.op == ir::kOpMatMul2x2 ? "matmul2x2" : OpName(s.op));
-  if (s.coll == Coll::kBroadcast || s.coll == Coll::kReduce) t += " root=" + std::to_string(s.root);
+  if (HasRoot(s.coll)) t += " root=" + std::to_string(s.root);
   if (s.in_place) t += " in_place";
   if (NumNodes(s) > 1) t += " nodes=" + s.nodes->ShapeText();
   return t;

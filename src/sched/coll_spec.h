@@ -18,9 +18,11 @@ enum class Coll : uint8_t {
   kAllGather,
   kBroadcast,
   kReduce,
-  kAllToAll
+  kAllToAll,
+  kGather,
+  kScatter
 };
-inline constexpr int kNumColls = 6;
+inline constexpr int kNumColls = 8;
 
 /// Lower-case name ("allreduce", "reduce_scatter", ...).
 const char* CollName(Coll c);
@@ -30,12 +32,18 @@ bool ParseColl(const std::string& text, Coll* out);
 inline bool Reduces(Coll c) {
   return c == Coll::kAllReduce || c == Coll::kReduceScatter || c == Coll::kReduce;
 }
+/// True for the collectives with a root.
+inline bool HasRoot(Coll c) {
+  return c == Coll::kBroadcast || c == Coll::kReduce || c == Coll::kGather || c == Coll::kScatter;
+}
 /// True when the rank order of operands does not matter (every op of the API; not the
 /// simulator's test op kOpMatMul2x2).
 bool Commutative(weftRedOp_t op);
 
 /// One collective call's shape. `count` means what the API's count means: the vector for
-/// allreduce/reduce/bcast, per rank for allgather, per block for reduce_scatter and alltoall.
+/// allreduce/reduce/bcast, per rank for allgather and gather, per block for reduce_scatter,
+/// alltoall and scatter. A root's in-place form (gather: its block already in recv; scatter:
+/// its block left in send) sets in_place at the root alone.
 struct CollSpec {
   Coll coll = Coll::kAllReduce;
   int nranks = 1;

@@ -103,6 +103,13 @@ std::vector<unsigned char> Expected(const sched::CollSpec& spec, int rank,
     case Coll::kAllToAll:
       for (int q = 0; q < P; ++q) CopyBytes(out.data() + q * blk, in[q].data() + rank * blk, blk);
       break;
+    case Coll::kGather:
+      if (rank != spec.root) break;
+      for (int q = 0; q < P; ++q) CopyBytes(out.data() + q * blk, in[q].data(), blk);
+      break;
+    case Coll::kScatter:
+      CopyBytes(out.data(), in[spec.root].data() + rank * blk, blk);
+      break;
   }
   return out;
 }

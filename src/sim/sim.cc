@@ -109,6 +109,15 @@ void Engine::Allocate() {
           recv_at = r * blk;
           total = p.send_bytes;
           break;
+        case Coll::kGather:   // at the root, send = recv + r * blk
+        case Coll::kScatter:  // at the root, recv = send + r * blk
+          if (r == spec_.root) {
+            (spec_.coll == Coll::kGather ? send_at : recv_at) = r * blk;
+            total = std::max(p.send_bytes, p.recv_bytes);
+          } else {
+            recv_at = p.send_bytes;
+          }
+          break;
         case Coll::kBroadcast:
         case Coll::kReduce:
           if (r != spec_.root) {

@@ -46,6 +46,9 @@ const std::vector<Family>& Families() {
   static const std::vector<Family> all = [] {
     const std::vector<Coll> butterfly = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather};
     const std::vector<Coll> tree = {Coll::kAllReduce, Coll::kBroadcast, Coll::kReduce};
+    // Every collective of the tree generator (the chunking pass takes only `tree`'s).
+    const std::vector<Coll> tree_all = {Coll::kAllReduce, Coll::kBroadcast, Coll::kReduce,
+                                        Coll::kGather, Coll::kScatter};
     std::vector<Family> f;
     f.push_back({"rexch_default", butterfly,
                  [](int P) {
@@ -76,8 +79,15 @@ const std::vector<Family>& Families() {
     f.push_back({"shift3", {Coll::kReduceScatter, Coll::kAllGather}, [](int) {
                    return Recipe{"shift", {3}, 0};
                  }});
-    f.push_back({"tree2", tree, [](int) { return Recipe{"tree", {2}, 0}; }, true});
-    f.push_back({"tree4", tree, [](int) { return Recipe{"tree", {4}, 0}; }, true});
+    f.push_back({"tree2", tree_all, [](int) { return Recipe{"tree", {2}, 0}; }, true});
+    f.push_back({"tree3", {Coll::kGather, Coll::kScatter}, [](int) {
+                   return Recipe{"tree", {3}, 0};
+                 }});
+    f.push_back({"tree4", tree_all, [](int) { return Recipe{"tree", {4}, 0}; }, true});
+    // Radix P: a flat tree, the root and every other rank directly.
+    f.push_back({"tree_linear", {Coll::kGather, Coll::kScatter}, [](int P) {
+                   return Recipe{"tree", {std::max(2, P)}, 0};
+                 }});
     f.push_back({"tree2_chunked", tree, [](int) { return Recipe{"tree", {2}, 4096}; }, true});
     f.push_back({"copyin",
                  {Coll::kAllReduce, Coll::kReduceScatter, Coll::kReduce},
@@ -88,7 +98,7 @@ const std::vector<Family>& Families() {
                  true});
     f.push_back({"oneshot",
                  {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather, Coll::kBroadcast,
-                  Coll::kReduce, Coll::kAllToAll},
+                  Coll::kReduce, Coll::kAllToAll, Coll::kGather, Coll::kScatter},
                  [](int) {
                    return Recipe{"oneshot", {}, 0};
                  },
@@ -105,16 +115,17 @@ const std::vector<Family>& Families() {
                  },
                  true,
                  true});
-    f.push_back({"cma",
-                 {Coll::kAllGather, Coll::kBroadcast, Coll::kAllToAll},
-                 [](int) {
-                   return Recipe{"cma", {}, 0};
-                 },
-                 false,
-                 true});
+    f.push_back(
+        {"cma",
+         {Coll::kAllGather, Coll::kBroadcast, Coll::kAllToAll, Coll::kGather, Coll::kScatter},
+         [](int) {
+           return Recipe{"cma", {}, 0};
+         },
+         false,
+         true});
     f.push_back({"zerocopy",
                  {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather, Coll::kBroadcast,
-                  Coll::kReduce, Coll::kAllToAll},
+                  Coll::kReduce, Coll::kAllToAll, Coll::kGather, Coll::kScatter},
                  [](int) {
                    return Recipe{"zerocopy", {}, 0};
                  },

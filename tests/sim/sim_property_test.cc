@@ -4,8 +4,9 @@
 // bitwise. Types, ops, in-place and roots rotate over the cases so the sweep covers each of them
 // at many P; order-preserving families also run every case with a non-commutative op (2x2
 // matrix product). A second test runs every type x op x in-place at a few P.
-// For the blocked collectives (allgather, reduce_scatter, alltoall) the swept count is a rank's
-// whole buffer: each block holds ceil(count / P) elements, so P = 257 stays in memory.
+// For the blocked collectives (allgather, reduce_scatter, alltoall, gather, scatter) the swept
+// count is a rank's whole buffer: each block holds ceil(count / P) elements, so P = 257 stays in
+// memory.
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -30,7 +31,8 @@ const std::vector<int>& RankCounts() {
 }
 
 bool Blocked(Coll c) {
-  return c == Coll::kAllGather || c == Coll::kReduceScatter || c == Coll::kAllToAll;
+  return c == Coll::kAllGather || c == Coll::kReduceScatter || c == Coll::kAllToAll ||
+         c == Coll::kGather || c == Coll::kScatter;
 }
 
 // Runs one case; returns "" or the failure with its full description.

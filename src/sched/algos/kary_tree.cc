@@ -4,6 +4,8 @@
 // results in increasing relative rank: every subtree covers consecutive relative ranks, so
 // the reduction is in rank order when the tree is rooted at rank 0. Non-commutative reduces
 // at another root therefore build the tree at 0 and add one hop to the root.
+// Gather and scatter move subtrees: a subtree covers consecutive relative ranks, so each edge
+// carries one contiguous run of blocks (a binomial gather at k = 2, a linear one at k >= P).
 // Factor: one positive radix (default 2).
 #include <algorithm>
 
@@ -18,10 +20,12 @@ class KaryTreeGen final : public Generator {
  public:
   const char* name() const override { return "tree"; }
   const char* summary() const override {
-    return "k-nomial tree reduce / broadcast (allreduce: both); factor: radix k (default 2)";
+    return "k-nomial tree reduce / broadcast / gather / scatter (allreduce: reduce + broadcast); "
+           "factor: radix k (default 2; k >= P: the root talks to every rank)";
   }
   bool Serves(Coll c) const override {
-    return c == Coll::kReduce || c == Coll::kBroadcast || c == Coll::kAllReduce;
+    return c == Coll::kReduce || c == Coll::kBroadcast || c == Coll::kAllReduce ||
+           c == Coll::kGather || c == Coll::kScatter;
   }
   bool OrderPreserving() const override { return true; }
   bool Pipelinable() const override { return true; }
@@ -123,6 +127,124 @@ void EmitBroadcast(Builder& b, int k, int root, int first) {
   }
 }
 
+// Relative ranks in v's subtree: k^low(v) from v on, cut at P (all P for the root).
+int SubtreeSize(int v, int k, int P) {
+  if (v == 0) return P;
+  long long n = 1;
+  for (int u = v; u % k == 0; u /= k) n *= k;
+  return static_cast<int>(std::min<long long>(n, P - v));
+}
+
+// A run of `n` blocks of relative ranks from relative rank c, in a buffer in absolute rank order
+// (rank = relative + root mod P): one piece, or two where the run wraps past rank P - 1.
+struct Run {
+  uint64_t first_at, first_bytes, second_bytes;  // absolute offset of the first piece; sizes
+};
+Run AbsoluteRun(int c, int n, int root, int P, uint64_t blk) {
+  const int a = (c + root) % P;
+  const int head = std::min(n, P - a);
+  return {a * blk, head * blk, (n - head) * blk};
+}
+
+// Emits the gather of every rank's block to root's recv, leaves first (step i moves the
+// position-i edges, as EmitReduce does).
+void EmitGather(Builder& b, int k) {
+  const CollSpec& spec = b.spec();
+  const int P = spec.nranks, rank = b.rank(), root = spec.root;
+  const int L = patterns::KnomialDepth(P, k);
+  const uint64_t blk = spec.count * ElemBytes(spec);
+  const int v = (rank - root + P) % P, low = LowDigit(v, k, L);
+  if (v != 0 && low == 0) {  // a leaf sends its block as it is
+    b.SetStep(0);
+    b.Send(patterns::KnomialParent(rank, P, k, root), SendAt(0), blk);
+    b.WaitAll();
+    return;
+  }
+  // An inner rank assembles its subtree's blocks in scratch, its own first; the root receives
+  // each child's run straight into place, but a run that wraps past rank P - 1 lands in scratch
+  // and is copied out in two pieces.
+  if (v != 0) {
+    b.NeedScratch(SubtreeSize(v, k, P) * blk);
+    b.Copy(ScratchAt(0), SendAt(0), blk);
+  } else if (!spec.in_place) {
+    b.Copy(RecvAt(rank * blk), SendAt(0), blk);
+  }
+  Run wrapped{0, 0, 0};
+  for (int i = 0; i < low && i < L; ++i) {
+    b.SetStep(i);
+    for (int c : KidsAt(v, i, k, P)) {
+      const int n = SubtreeSize(c, k, P);
+      const int peer = (c + root) % P;
+      if (v != 0) {
+        b.Recv(peer, ScratchAt((c - v) * blk), n * blk);
+        continue;
+      }
+      const Run run = AbsoluteRun(c, n, root, P, blk);
+      if (run.second_bytes == 0) {
+        b.Recv(peer, RecvAt(run.first_at), n * blk);
+      } else {
+        wrapped = run;
+        b.NeedScratch(n * blk);
+        b.Recv(peer, ScratchAt(0), n * blk);
+      }
+    }
+    b.WaitAll();
+  }
+  if (v != 0) {
+    b.SetStep(low);
+    b.Send(patterns::KnomialParent(rank, P, k, root), ScratchAt(0), SubtreeSize(v, k, P) * blk);
+    b.WaitAll();
+  } else if (wrapped.second_bytes != 0) {
+    b.Copy(RecvAt(wrapped.first_at), ScratchAt(0), wrapped.first_bytes);
+    b.Copy(RecvAt(0), ScratchAt(wrapped.first_bytes), wrapped.second_bytes);
+  }
+}
+
+// Emits the scatter of root's send to every rank's recv, root first (step L - 1 - i moves the
+// position-i edges, as EmitBroadcast does).
+void EmitScatter(Builder& b, int k) {
+  const CollSpec& spec = b.spec();
+  const int P = spec.nranks, rank = b.rank(), root = spec.root;
+  const int L = patterns::KnomialDepth(P, k);
+  const uint64_t blk = spec.count * ElemBytes(spec);
+  const int v = (rank - root + P) % P, low = LowDigit(v, k, L);
+  if (v != 0) {
+    b.SetStep(L - 1 - low);
+    const bool leaf = low == 0;
+    const int n = SubtreeSize(v, k, P);
+    if (!leaf) b.NeedScratch(n * blk);
+    b.Recv(patterns::KnomialParent(rank, P, k, root), leaf ? RecvAt(0) : ScratchAt(0), n * blk);
+    b.WaitAll();
+    if (leaf) return;
+  }
+  for (int i = std::min(low, L) - 1; i >= 0; --i) {
+    b.SetStep(L - 1 - i);
+    for (int c : KidsAt(v, i, k, P)) {
+      const int n = SubtreeSize(c, k, P);
+      const int peer = (c + root) % P;
+      if (v != 0) {
+        b.Send(peer, ScratchAt((c - v) * blk), n * blk);
+        continue;
+      }
+      const Run run = AbsoluteRun(c, n, root, P, blk);
+      if (run.second_bytes == 0) {
+        b.Send(peer, SendAt(run.first_at), n * blk);
+      } else {  // the run that wraps is sent from one piece of scratch
+        b.NeedScratch(n * blk);
+        b.Copy(ScratchAt(0), SendAt(run.first_at), run.first_bytes);
+        b.Copy(ScratchAt(run.first_bytes), SendAt(0), run.second_bytes);
+        b.Send(peer, ScratchAt(0), n * blk);
+      }
+    }
+    b.WaitAll();
+  }
+  if (v != 0) {
+    b.Copy(RecvAt(0), ScratchAt(0), blk);
+  } else if (!spec.in_place) {
+    b.Copy(RecvAt(0), SendAt(rank * blk), blk);
+  }
+}
+
 ir::Program KaryTreeGen::Generate(const CollSpec& spec, const std::vector<int>& factors,
                                   int rank) const {
   Builder b(spec, rank);
@@ -135,6 +257,12 @@ ir::Program KaryTreeGen::Generate(const CollSpec& spec, const std::vector<int>& 
     case Coll::kBroadcast:
       if (rank == spec.root) b.Copy(RecvAt(0), SendAt(0), vec);
       EmitBroadcast(b, k, spec.root, 0);
+      break;
+    case Coll::kGather:
+      EmitGather(b, k);
+      break;
+    case Coll::kScatter:
+      EmitScatter(b, k);
       break;
     default:  // allreduce
       EmitReduce(b, k, 0, 0);

@@ -7,7 +7,8 @@
 // and one wait on the inputs they read; after any other program it waits for the peers'
 // second signal first. No MPI at all. Every rank
 // reads the whole input of its peers it needs, so it suits small and medium messages; the cost
-// model keeps it there. Serves every collective. Needs every rank on one node.
+// model keeps it there. Serves every collective (gather and scatter: only the root's side
+// copies more than one block). Needs every rank on one node.
 #include "sched/algos/builder.h"
 #include "sched/algos/registry.h"
 
@@ -51,16 +52,20 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
   b.program().shm_banked = in > 0;
   // Peers have finished reading this bank's last contents (the transport relaxes the target).
   b.WaitPeers(0, 0);
-  if (spec.coll != Coll::kBroadcast || rank == spec.root) {
+  // What only this rank reads stays out of its slot: a gather root's own block, which it copies
+  // straight to its receive buffer (or finds there, in place).
+  const bool from_root = spec.coll == Coll::kBroadcast || spec.coll == Coll::kScatter;
+  const bool to_root = spec.coll == Coll::kReduce || spec.coll == Coll::kGather;
+  if ((!from_root || rank == spec.root) && !(spec.coll == Coll::kGather && rank == spec.root)) {
     b.Copy(ShmAt(rank, kAt), SendAt(0), SendBytes(spec, rank));
   }
   b.Signal(0);
-  // Wait only for the inputs this rank reads: a bcast's receivers wait for the root, a reduce's
-  // root for everyone, and the root of a bcast or the senders of a reduce for nobody (as an
-  // eager MPI send returns before the receiver looks).
-  if (spec.coll == Coll::kBroadcast) {
+  // Wait only for the inputs this rank reads: a bcast's or scatter's receivers wait for the
+  // root, a reduce's or gather's root for everyone, and the root of a bcast or the senders of a
+  // reduce for nobody (as an eager MPI send returns before the receiver looks).
+  if (from_root) {
     if (rank != spec.root) b.Wait(spec.root, 0, 1);
-  } else if (spec.coll != Coll::kReduce || rank == spec.root) {
+  } else if (!to_root || rank == spec.root) {
     b.WaitPeers(0, 1);
   }
   std::vector<ir::Ref> all;
@@ -87,6 +92,23 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
       break;
     case Coll::kAllToAll:
       for (int q = 0; q < P; ++q) b.Copy(RecvAt(q * blk), ShmAt(q, kAt + rank * blk), blk);
+      break;
+    case Coll::kGather:
+      if (rank != spec.root) break;
+      for (int q = 0; q < P; ++q) {
+        if (q != rank) {
+          b.Copy(RecvAt(q * blk), ShmAt(q, kAt), blk);
+        } else if (!spec.in_place) {
+          b.Copy(RecvAt(q * blk), SendAt(0), blk);
+        }
+      }
+      break;
+    case Coll::kScatter:
+      if (rank != spec.root) {
+        b.Copy(RecvAt(0), ShmAt(spec.root, kAt + rank * blk), blk);
+      } else if (!spec.in_place) {
+        b.Copy(RecvAt(0), SendAt(rank * blk), blk);
+      }
       break;
   }
   b.Signal(0);

@@ -36,7 +36,9 @@ class ShmPipelineGen final : public Generator {
     return "pipelined shared memory: publish, reduce or copy out, collect, chunk by chunk in "
            "cache; no factors; @size is the bytes published per step; one node";
   }
-  bool Serves(Coll) const override { return true; }
+  // Not gather and scatter: their one reader (or writer) would pipeline with itself; oneshot,
+  // cma and tree serve them.
+  bool Serves(Coll c) const override { return c != Coll::kGather && c != Coll::kScatter; }
   bool OrderPreserving() const override { return true; }
   bool ChunksItself() const override { return true; }
   uint64_t ScaleUnit(const CollSpec&, const std::vector<int>&) const override { return 0; }
@@ -130,6 +132,9 @@ class PipeWriter {
       case Coll::kBroadcast:
         if (r_ == spec_.root) b_.Copy(ShmAt(r_, buf), SendAt(f), n);
         break;
+      case Coll::kGather:
+      case Coll::kScatter:
+        break;  // not served (Serves)
     }
     b_.Signal(1);
   }
@@ -176,6 +181,9 @@ class PipeWriter {
       case Coll::kBroadcast:
         b_.Copy(RecvAt(f), r_ == spec_.root ? SendAt(f) : ShmAt(spec_.root, buf), n);
         break;
+      case Coll::kGather:
+      case Coll::kScatter:
+        break;  // not served (Serves)
     }
   }
 

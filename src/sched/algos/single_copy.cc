@@ -4,7 +4,8 @@
 // buffers' addresses are published at the start of each execution: a first signal says "mine
 // are out", and a rank reads a peer's buffer only after that peer's signal. A peer's send
 // buffer is the user's again once the call returns, so the call ends with every rank waiting
-// until all have finished reading (counter 0). Serves allgather, bcast and alltoall; an
+// until all have finished reading (counter 0). Serves allgather, bcast, alltoall, gather and
+// scatter (where only the root waits for, or is waited for by, the others); an
 // in-place alltoall would overwrite blocks its peers are still reading, so it gathers into
 // scratch and moves the blocks into place after everyone has read.
 // Needs every rank on one node and single copy permitted (WEFT_CMA, probed per communicator).
@@ -22,7 +23,8 @@ class SingleCopyGen final : public Generator {
            "one node";
   }
   bool Serves(Coll c) const override {
-    return c == Coll::kAllGather || c == Coll::kBroadcast || c == Coll::kAllToAll;
+    return c == Coll::kAllGather || c == Coll::kBroadcast || c == Coll::kAllToAll ||
+           c == Coll::kGather || c == Coll::kScatter;
   }
   ir::Program Generate(const CollSpec& spec, const std::vector<int>& factors,
                        int rank) const override;
@@ -36,12 +38,46 @@ class SingleCopyGen final : public Generator {
   }
 };
 
+// Gather and scatter: only the root's buffer is shared, so only the root or its peers read.
+// A gather's root reads every peer's block and then releases them; a scatter's peers read
+// their block of the root's buffer, which the root keeps until all have.
+void EmitRooted(Builder& b) {
+  const CollSpec& spec = b.spec();
+  const int P = spec.nranks, rank = b.rank(), root = spec.root;
+  const uint64_t blk = spec.count * ElemBytes(spec);
+  const bool gather = spec.coll == Coll::kGather;
+  if (rank == root) {
+    if (gather) {
+      b.WaitPeers(1, 1);
+      for (int q = 0; q < P; ++q) {
+        if (q != rank) b.Copy(RecvAt(q * blk), PeerSendAt(q, 0), blk);
+      }
+    }
+    if (!spec.in_place) {
+      b.Copy(gather ? RecvAt(rank * blk) : RecvAt(0), gather ? SendAt(0) : SendAt(rank * blk), blk);
+    }
+    b.Signal(0);
+    if (!gather) b.WaitPeers(0, 1);  // every peer has read its block of this send buffer
+    return;
+  }
+  if (!gather) {
+    b.Wait(root, 1, 1);
+    b.Copy(RecvAt(0), PeerSendAt(root, rank * blk), blk);
+  }
+  b.Signal(0);
+  if (gather) b.Wait(root, 0, 1);  // the root has read this rank's send buffer
+}
+
 ir::Program SingleCopyGen::Generate(const CollSpec& spec, const std::vector<int>&, int rank) const {
   Builder b(spec, rank);
   const int P = spec.nranks;
   const uint64_t blk = spec.count * ElemBytes(spec);
   b.WaitPeers(0, 0);  // the rule of every shared-memory program (shm_segment.h)
   b.Signal(1);        // this execution's buffers are published (BeginExecution)
+  if (spec.coll == Coll::kGather || spec.coll == Coll::kScatter) {
+    EmitRooted(b);
+    return b.Take();
+  }
   b.WaitPeers(1, 1);
   switch (spec.coll) {
     case Coll::kAllGather:
