@@ -17,8 +17,15 @@ namespace {
 // by 1.14-1.32x for reduce_scatter, allgather and alltoall (4 KiB blocks), and at 16 KiB by 1.11x
 // (bcast) and 1.27-1.36x (reduce), whose ranks read one peer's buffer at most; allreduce at 16 KiB
 // went either way (1.41x, 1.0x), so it keeps 4 KiB (docs/intra-node.md's measurement).
+// Gather has no cut-off: oneshot beat the MPI library's gather at 2 ranks from 2 KiB to 2 MiB
+// per rank (0.94-1.44x native in two runs of WEFT_RECIPE=oneshot|cma weft-bench gather -b 2K
+// -e 2M -f 4), where cma, whose root alone reads every block at process_vm_readv's speed, ran
+// 0.74-1.0x. A scatter's peers each read their own block, so cma wins there from 8 KiB
+// (1.26-1.75x native against oneshot's 1.12-1.51x in the same runs of weft-bench scatter).
 uint64_t OneShotMaxBytes(Coll c) {
   switch (c) {
+    case Coll::kGather:
+      return UINT64_MAX;
     case Coll::kAllReduce:
       return 4u << 10;
     case Coll::kBroadcast:

@@ -30,6 +30,20 @@ bool Reduces(Coll c) {
   return c == Coll::kAllReduce || c == Coll::kReduce || c == Coll::kReduceScatter;
 }
 
+// In place every call has one buffer, recv (bench_main.cc): a gather's input is block `rank`
+// of it (the root's in-place form; MPI_IN_PLACE for MPI at the root), and a scatter's root
+// sends from it and leaves its own block there (block `root`; MPI_IN_PLACE for MPI).
+const void* GatherSend(const Ctx& x, const Shape& s, bool ip, unsigned char* send,
+                       unsigned char* recv, bool mpi) {
+  if (!ip) return send;
+  if (mpi && x.rank == x.root) return MPI_IN_PLACE;
+  return recv + x.rank * s.send_bytes;
+}
+void* ScatterRecv(const Ctx& x, const Shape& s, bool ip, unsigned char* recv, bool mpi) {
+  if (!ip || x.rank != x.root) return recv;
+  return mpi ? MPI_IN_PLACE : recv + x.root * s.recv_bytes;
+}
+
 }  // namespace
 
 int PostNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv,
@@ -59,6 +73,12 @@ int PostNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsig
                             v.mpi_send_displs.data(), t, recv, v.mpi_recv_counts.data(),
                             v.mpi_recv_displs.data(), t, x.mpi, req);
     }
+    case Coll::kGather:
+      return MPI_Igather(GatherSend(x, s, ip, send, recv, true), n, t, recv, n, t, x.root, x.mpi,
+                         req);
+    case Coll::kScatter:
+      return MPI_Iscatter(ip ? recv : send, n, t, ScatterRecv(x, s, ip, recv, true), n, t, x.root,
+                          x.mpi, req);
   }
   return MPI_ERR_OTHER;
 }
@@ -86,6 +106,12 @@ int PostWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigne
       return weftIAllToAllV(ip ? recv : send, v.send_counts.data(), v.send_displs.data(), recv,
                             v.recv_counts.data(), v.recv_displs.data(), x.type, x.comm, req);
     }
+    case Coll::kGather:
+      return weftIGather(GatherSend(x, s, ip, send, recv, false), recv, n, x.type, x.root, x.comm,
+                         req);
+    case Coll::kScatter:
+      return weftIScatter(ip ? recv : send, ScatterRecv(x, s, ip, recv, false), n, x.type, x.root,
+                          x.comm, req);
   }
   return weftInternalError;
 }
@@ -121,6 +147,11 @@ int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsign
                            v.mpi_send_displs.data(), t, recv, v.mpi_recv_counts.data(),
                            v.mpi_recv_displs.data(), t, x.mpi);
     }
+    case Coll::kGather:
+      return MPI_Gather(GatherSend(x, s, ip, send, recv, true), n, t, recv, n, t, x.root, x.mpi);
+    case Coll::kScatter:
+      return MPI_Scatter(ip ? recv : send, n, t, ScatterRecv(x, s, ip, recv, true), n, t, x.root,
+                         x.mpi);
   }
   return MPI_ERR_OTHER;
 }
@@ -152,6 +183,12 @@ int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned
       return weftAllToAllV(ip ? recv : send, v.send_counts.data(), v.send_displs.data(), recv,
                            v.recv_counts.data(), v.recv_displs.data(), x.type, x.comm, nullptr);
     }
+    case Coll::kGather:
+      return weftGather(GatherSend(x, s, ip, send, recv, false), recv, n, x.type, x.root, x.comm,
+                        nullptr);
+    case Coll::kScatter:
+      return weftScatter(ip ? recv : send, ScatterRecv(x, s, ip, recv, false), n, x.type, x.root,
+                         x.comm, nullptr);
   }
   return weftInternalError;
 }
@@ -239,6 +276,20 @@ Shape ShapeOf(const Ctx& x, size_t bytes) {
     case Coll::kAllToAll:
       s.count = bytes / (es * p);
       s.send_bytes = s.recv_bytes = s.count * es * p;
+      s.alg_bytes = s.send_bytes;
+      s.bus_factor = (P - 1) / P;
+      break;
+    case Coll::kGather:
+      s.count = bytes / es;
+      s.send_bytes = s.count * es;
+      s.recv_bytes = s.send_bytes * p;
+      s.alg_bytes = s.recv_bytes;
+      s.bus_factor = (P - 1) / P;
+      break;
+    case Coll::kScatter:
+      s.count = bytes / (es * p);
+      s.recv_bytes = s.count * es;
+      s.send_bytes = s.recv_bytes * p;
       s.alg_bytes = s.send_bytes;
       s.bus_factor = (P - 1) / P;
       break;
@@ -343,6 +394,27 @@ size_t Validate(Impl impl, const Ctx& x, const Shape& s, bool ip, unsigned char*
         wrong += CountDiffs(recv + v.recv_displs[p] * es, want.data(), v.recv_counts[p], es);
       }
       return wrong;
+    }
+    case Coll::kGather: {
+      Fill(x.type, weftSum, x.rank, seed, ip ? recv + x.rank * block : send, n);
+      if (x.rank == x.root && !ip) std::memset(recv, 0, s.recv_bytes);
+      if (RunOnce(impl, x, s, ip, send, recv) != 0) return n * P;
+      if (x.rank != x.root) return 0;
+      for (int p = 0; p < P; ++p) {
+        Fill(x.type, weftSum, p, seed, want.data(), n);
+        wrong += CountDiffs(recv + p * block, want.data(), n, es);
+      }
+      return wrong;
+    }
+    case Coll::kScatter: {
+      unsigned char* out = ip && x.rank == x.root ? recv + x.root * block : recv;
+      std::memset(out, 0, block);  // before the input: in place at the root it is block root
+      if (x.rank == x.root) {
+        for (int p = 0; p < P; ++p) Fill(x.type, weftSum, p, seed, in + p * block, n);
+      }
+      if (RunOnce(impl, x, s, ip, send, recv) != 0) return n;
+      Fill(x.type, weftSum, x.rank, seed, want.data(), n);
+      return CountDiffs(out, want.data(), n, es);
     }
   }
   return 0;

@@ -47,6 +47,9 @@ double FloorBytes(Coll coll, size_t bytes, int node_ranks) {
       return (P + 1) * S;
     case Coll::kAllGather:  // P inputs of S, P outputs of P * S
       return P * S * (P + 1);
+    case Coll::kGather:   // P inputs of S, one output of P * S
+    case Coll::kScatter:  // one input of S (P blocks), P outputs of S / P
+      return 2 * (coll == Coll::kGather ? P * S : S);
   }
   return 0;
 }
@@ -67,6 +70,10 @@ double NetworkFloorBytes(Coll coll, size_t bytes, int hosts, int ranks_per_host)
     case Coll::kAllToAll:   // each of K ranks sends (H-1)/H of its S off the host
     case Coll::kAllToAllV:  // (uniform blocks; skewed ones are an estimate)
       return K * (H - 1) / H * S;
+    case Coll::kGather:  // the other hosts' K blocks of S arrive at the root's host
+      return (H - 1) * K * S;
+    case Coll::kScatter:  // (H-1)/H of the root's S leaves its host
+      return (H - 1) / H * S;
   }
   return 0;
 }

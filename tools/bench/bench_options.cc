@@ -12,21 +12,23 @@
 namespace bench {
 namespace {
 
-constexpr Coll kAll[] = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather, Coll::kBroadcast,
-                         Coll::kReduce,    Coll::kAllToAll,      Coll::kAllToAllV};
+constexpr Coll kAll[] = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather,
+                         Coll::kBroadcast, Coll::kReduce,        Coll::kAllToAll,
+                         Coll::kAllToAllV, Coll::kGather,        Coll::kScatter};
 
 void Usage() {
   std::fprintf(
       stderr,
       "usage: weft-bench "
-      "<allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|alltoallv|all> [flags]\n"
+      "<allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|alltoallv|gather|scatter|all>"
+      " [flags]\n"
       "  -b, --minbytes N   smallest per-rank send buffer (default 8; K, M, G suffixes)\n"
       "  -e, --maxbytes N   largest (default 64M)\n"
       "  -f, --stepfactor F multiply the size by F each step (default 2)\n"
       "  -d, --datatype T   int8 uint8 int32 uint32 int64 uint64 half bfloat16 float "
       "double (default double)\n"
       "  -o, --op O         sum prod max min avg (default sum)\n"
-      "  -r, --root R       root of broadcast and reduce (default 0)\n"
+      "  -r, --root R       root of broadcast, reduce, gather and scatter (default 0)\n"
       "  -w, --warmup_iters N  untimed iterations per size (default 5)\n"
       "  -n, --iters N      timed iterations per size (default 20)\n"
       "  -c, --check 0|1    validate results and count #wrong (default 1)\n"
@@ -60,8 +62,8 @@ void Usage() {
 }  // namespace
 
 const char* CollName(Coll c) {
-  static const char* k[] = {"allreduce", "reduce_scatter", "allgather", "broadcast",
-                            "reduce",    "alltoall",       "alltoallv"};
+  static const char* k[] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce",
+                            "alltoall",  "alltoallv",      "gather",    "scatter"};
   return k[static_cast<int>(c)];
 }
 

@@ -17,7 +17,9 @@ enum class Coll {
   kBroadcast,
   kReduce,
   kAllToAll,
-  kAllToAllV
+  kAllToAllV,
+  kGather,  ///< count per rank, as allgather; the root receives P blocks
+  kScatter  ///< count per block, as reduce_scatter; the root sends P blocks
 };
 
 /// alltoallv's block sizes (--vpattern): every block the same (alltoall through the v
