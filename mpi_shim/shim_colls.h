@@ -51,7 +51,16 @@ struct Route {
 };
 
 /// Which collective a Prepare call is for.
-enum class Kind { kAllreduce, kReduce, kBcast, kAllgather, kAlltoall, kReduceScatterBlock };
+enum class Kind {
+  kAllreduce,
+  kReduce,
+  kBcast,
+  kAllgather,
+  kAlltoall,
+  kReduceScatterBlock,
+  kGather,
+  kScatter
+};
 
 /// The arguments of one interposed collective, as MPI passed them (counts widened to size_t).
 struct CallArgs {

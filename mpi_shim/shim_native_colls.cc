@@ -1,6 +1,6 @@
-// Blocking collectives weft leaves to MPI (gather, scatter, their v-forms, alltoallw, scans,
-// and the collective communicator constructors; allgatherv with unequal counts is in
-// shim_allgatherv.cc). Intercepted so that the
+// Blocking collectives weft leaves to MPI (gatherv, scatterv, alltoallw, scans, and the
+// collective communicator constructors; allgatherv with unequal counts is in shim_allgatherv.cc,
+// gather and scatter, which weft serves, in shim_gather_scatter.cc). Intercepted so that the
 // served nonblocking calls on the same communicator complete first: MPI's routine cannot
 // advance weft's calls, and a peer may wait for this rank's part of one before it joins this
 // call (tests/shim/shim_progress_colls.c hung before). A program with no served call in flight
@@ -29,27 +29,11 @@ int Created(int rc, const MPI_Comm* made) {
 
 extern "C" {
 
-int MPI_Gather(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt, int root,
-               MPI_Comm comm) {
-  if (!NonblockingRunning()) return PMPI_Gather(s, sn, st, r, rn, rt, root, comm);
-  return Guard([&] {
-    return RunNative(comm, [&] { return PMPI_Gather(s, sn, st, r, rn, rt, root, comm); });
-  });
-}
-
 int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
                 MPI_Datatype rt, int root, MPI_Comm comm) {
   if (!NonblockingRunning()) return PMPI_Gatherv(s, sn, st, r, rc, rd, rt, root, comm);
   return Guard([&] {
     return RunNative(comm, [&] { return PMPI_Gatherv(s, sn, st, r, rc, rd, rt, root, comm); });
-  });
-}
-
-int MPI_Scatter(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt, int root,
-                MPI_Comm comm) {
-  if (!NonblockingRunning()) return PMPI_Scatter(s, sn, st, r, rn, rt, root, comm);
-  return Guard([&] {
-    return RunNative(comm, [&] { return PMPI_Scatter(s, sn, st, r, rn, rt, root, comm); });
   });
 }
 

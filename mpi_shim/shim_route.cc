@@ -120,6 +120,78 @@ bool Layout(const CallArgs& a, const TypeShape& sshape, const TypeShape& rshape,
   return true;
 }
 
+// Gather and scatter: only the root has the other side (P blocks), and MPI_IN_PLACE is the
+// root's (gather: sendbuf; scatter: recvbuf). The block's bytes are what every rank shares: a
+// gather's senders and a scatter's receivers know them from their own side, the root from its
+// P-block side (MPI requires the signatures to match, so a root whose two sides differ is an
+// erroneous call: MPI's routine reports it).
+Route PrepareRootedMove(const CallArgs& a) {
+  constexpr size_t kNegative = size_t{1} << 63;
+  const bool gather = a.kind == Kind::kGather;
+  const int size = CommSize(a.comm);
+  int me = 0;
+  PMPI_Comm_rank(a.comm, &me);
+  if (a.root < 0 || a.root >= size) return Native(Fallback::kDatatype, a.fn);  // MPI reports it
+  const bool at_root = me == a.root;
+  const bool in_place = at_root && (gather ? a.s == MPI_IN_PLACE : a.r == MPI_IN_PLACE);
+  // This rank's one-block side (absent at an in-place root) and the root's P-block side.
+  const bool has_block = !in_place;
+  const size_t block_count = gather ? a.scount : a.rcount;
+  const MPI_Datatype block_type = gather ? a.st : a.rt;
+  const size_t many_count = gather ? a.rcount : a.scount;
+  const MPI_Datatype many_type = gather ? a.rt : a.st;
+  TypeShape block_shape, many_shape;
+  size_t block_bytes = 0, many_bytes = 0;
+  if (has_block && ((block_count & kNegative) || !DescribeType(block_type, &block_shape) ||
+                    !Mul(block_count, block_shape.size, &block_bytes))) {
+    return Native(Fallback::kDatatype, a.fn);
+  }
+  if (at_root && ((many_count & kNegative) || !DescribeType(many_type, &many_shape) ||
+                  !Mul(many_count, many_shape.size, &many_bytes))) {
+    return Native(Fallback::kDatatype, a.fn);
+  }
+  if (at_root && has_block && block_bytes != many_bytes) return Native(Fallback::kMismatch, a.fn);
+  Route route;
+  route.count = has_block ? block_bytes : many_bytes;
+  if (route.count == 0) {  // an empty signature on every rank
+    CountCall(a.fn, true);
+    route.empty = true;
+    return route;
+  }
+  Fallback why = Fallback::kDatatype;
+  route.comm = CommFor(a.comm, &why, !a.nonblocking);
+  if (route.comm == nullptr) return Native(why, a.fn);
+  Buffers& b = *route.buf;
+  const size_t p = static_cast<size_t>(size);
+  size_t many = 0;
+  if (at_root && !Mul(many_count, p, &many)) return Native(Fallback::kDatatype, a.fn);
+  // The block side: a gather's input (packed), a scatter's output (unpacked).
+  PackedView& block_view = gather ? b.in : b.out;
+  PackedView& many_view = gather ? b.out : b.in;
+  if (has_block &&
+      !block_view.Init(gather ? a.s : a.r, block_count, block_type, block_shape, a.comm)) {
+    return Native(Fallback::kDatatype, a.fn);
+  }
+  if (at_root && !many_view.Init(gather ? a.r : a.s, many, many_type, many_shape, a.comm)) {
+    return Native(Fallback::kDatatype, a.fn);
+  }
+  char* const own_block = at_root ? many_view.bytes() + me * route.count : nullptr;
+  if (gather) {
+    b.pack_in = has_block;
+    b.pack_out = in_place;  // the root's own block is read from its receive buffer
+    b.unpack_out = at_root;
+    b.src = has_block ? b.in.bytes() : own_block;
+    b.dst = at_root ? b.out.bytes() : nullptr;
+  } else {
+    b.pack_in = at_root;
+    b.unpack_out = has_block;  // in place, the root's block stays where it is
+    b.src = at_root ? b.in.bytes() : nullptr;
+    b.dst = has_block ? b.out.bytes() : own_block;
+  }
+  CountCall(a.fn, true);
+  return route;
+}
+
 }  // namespace
 
 int Buffers::Before() {
@@ -140,6 +212,7 @@ int Buffers::After() {
 }
 
 Route Prepare(const CallArgs& a) {
+  if (a.kind == Kind::kGather || a.kind == Kind::kScatter) return PrepareRootedMove(a);
   // A negative int or MPI_Count arrives here with its top bit set: MPI's routine reports it.
   constexpr size_t kNegative = size_t{1} << 63;
   const bool in_place = a.s == MPI_IN_PLACE;
@@ -217,6 +290,14 @@ weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
       return plan      ? weftReduceScatterInit(b.src, b.dst, n, route.type, route.op, c, plan)
              : request ? weftIReduceScatter(b.src, b.dst, n, route.type, route.op, c, request)
                        : weftReduceScatter(b.src, b.dst, n, route.type, route.op, c, nullptr);
+    case Kind::kGather:
+      return plan      ? weftInternalError  // no persistent gather is intercepted
+             : request ? weftIGather(b.src, b.dst, n, weftUint8, a.root, c, request)
+                       : weftGather(b.src, b.dst, n, weftUint8, a.root, c, nullptr);
+    case Kind::kScatter:
+      return plan      ? weftInternalError
+             : request ? weftIScatter(b.src, b.dst, n, weftUint8, a.root, c, request)
+                       : weftScatter(b.src, b.dst, n, weftUint8, a.root, c, nullptr);
   }
   return weftInternalError;
 }
