@@ -50,7 +50,7 @@ const char kUsage[] =
     "  --out FILE      wisdom file to write (default: WEFT_WISDOM, else the default location);\n"
     "                  a section for another shape already there is kept\n"
     "  --colls LIST    comma list of allreduce, reduce_scatter, allgather, bcast, reduce,\n"
-    "                  alltoall (default: all)\n"
+    "                  alltoall, gather, scatter (default: all but gather and scatter)\n"
     "  -b, -e, -f      sizes from -b to -e bytes (count times element size), times -f\n"
     "                  (default 8, 64M, 4)\n"
     "  --top K         candidates timed per size besides the default choice (default 4)\n"
