@@ -5,6 +5,7 @@
 
 #include "compile/compile.h"
 #include "sched/algos/builder.h"
+#include "sched/passes/chunk.h"
 #include "sched/passes/embed.h"
 #include "sched/patterns/butterfly.h"
 
@@ -169,8 +170,11 @@ struct Seat {
 };
 
 // Appends the group program a level builds for this rank.
+// Its steps follow the steps of the parts before it (passes::Embed), so that a composition
+// whose parts number their steps alike on every rank can be pipelined across levels.
 void Append(Builder& out, const CollSpec& group, const Recipe& level, int group_rank,
-            const passes::EmbedMap& map) {
+            passes::EmbedMap map) {
+  map.step_base = out.program().steps;
   passes::Embed(BuildProgram(group, level, group_rank), map, &out.program());
 }
 
@@ -308,6 +312,21 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
   if (Reduces(spec.coll) && !Commutative(spec.op) && !t.BlockPlaced()) {
     return "a non-commutative op crosses nodes in rank order only with block placement";
   }
+  if (recipe.chunk_bytes != 0) {
+    // Chunks pipeline across levels only where every rank numbers the composition's steps
+    // alike: the multi-leader allreduce on equal nodes (one slice a rank), with generators whose
+    // step sequence does not depend on the rank, unchunked themselves.
+    if (spec.coll != Coll::kAllReduce || SingleLeader(spec, recipe) || EqualNodeSize(t) == 0) {
+      return "pipelining across levels ([NODE/NET]@SIZE) takes the multi-leader allreduce on "
+             "nodes of equal size";
+    }
+    for (const Recipe& l : recipe.levels) {
+      if ((l.generator != "rexch" && l.generator != "ring") || l.chunk_bytes != 0) {
+        return "pipelining across levels takes rexch or ring at both levels, without an @size "
+               "of their own";
+      }
+    }
+  }
   const GenEnv flat;  // the levels run point-to-point
   const Groups g = GroupsOf(spec, recipe, 0);
   std::string why;
@@ -331,6 +350,13 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
 }
 
 ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank) {
+  if (recipe.chunk_bytes != 0) {  // chunk by chunk, each chunk's levels overlapping the next's
+    Recipe whole = recipe;
+    whole.chunk_bytes = 0;
+    return passes::Pipeline(spec, recipe.chunk_bytes, rank, [&](const CollSpec& piece) {
+      return BuildHierarchical(piece, whole, rank);
+    });
+  }
   const Seat seat(*spec.nodes, rank);
   const Groups groups = GroupsOf(spec, recipe, seat.n);
   Builder out(spec, rank);

@@ -65,7 +65,8 @@ std::string RecipeText(const Recipe& r) {
   if (!r.levels.empty()) {
     std::string s;
     for (const Recipe& l : r.levels) s += (s.empty() ? "" : "/") + RecipeText(l);
-    return s;
+    if (r.chunk_bytes == 0) return s;
+    return "[" + s + "]@" + BytesText(r.chunk_bytes);
   }
   std::string s = r.generator;
   const std::vector<int> f = r.generator == "rexch" ? CanonicalRexch(r.factors) : r.factors;
@@ -83,6 +84,23 @@ std::string RecipeText(const Recipe& r) {
 }
 
 bool ParseRecipe(const std::string& text, Recipe* out, std::string* why) {
+  if (!text.empty() && text[0] == '[') {  // [NODE/NET]@SIZE: pipelined across levels
+    const size_t close = text.find("]@");
+    Recipe h;
+    if (close == std::string::npos || text.find('/') > close) {
+      *why = "a bracketed recipe is [NODE/NET]@SIZE";
+      return false;
+    }
+    if (!ParseRecipe(text.substr(1, close - 1), &h, why)) return false;
+    const std::string size = text.substr(close + 2);
+    if (!ParseBytes(size, &h.chunk_bytes) || h.chunk_bytes == 0 ||
+        h.chunk_bytes > kMaxChunkBytes) {
+      *why = "bad chunk size '" + size + "' (e.g. 1M, at most 1G)";
+      return false;
+    }
+    *out = h;
+    return true;
+  }
   const size_t slash = text.find('/');
   if (slash != std::string::npos) {
     Recipe h{kHierarchical, {}, 0, {Recipe{}, Recipe{}}};

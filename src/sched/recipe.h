@@ -2,7 +2,8 @@
 // of the pipelining pass. One canonical text form round-trips, used by WEFT_RECIPE, logs and
 // weft-plan:   rexch:-4,-2,2,4@64K     ring     tree:4@256K     shift:3     rexch:-4,4/ring
 // Chunk sizes take K, M, G suffixes (powers of two). A one-level recipe applies to the whole
-// communicator; "NODE/NET" composes a recipe inside each node with one across nodes.
+// communicator; "NODE/NET" composes a recipe inside each node with one across nodes, and
+// "[NODE/NET]@1M" runs that composition chunk by chunk, pipelined across the levels.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,7 @@ inline constexpr const char* kHierarchical = "hier";
 struct Recipe {
   std::string generator;
   std::vector<int> factors;  // signed; the generator says what they mean
-  uint64_t chunk_bytes = 0;  // 0: no chunking
+  uint64_t chunk_bytes = 0;  // 0: no chunking (hierarchical: of the whole composition)
   /// Hierarchical (generator kHierarchical): the node level's recipe, then the network
   /// level's; text "NODE/NET", e.g. rexch:-4,4/ring. Empty for a one-level recipe.
   std::vector<Recipe> levels;

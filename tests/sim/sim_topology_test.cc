@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include "compile/compile.h"
 #include "sim_families.h"
@@ -122,6 +124,25 @@ const std::vector<NodeFamily>& NodeFamilies() {
          return Hier({"shift", {2}}, {"rexch", Split(t.num_nodes())});
        },
        true},
+      // Pipelined across levels ([NODE/NET]@SIZE): chunks of 256 and 128 bytes, so the sweep's
+      // larger counts run several chunks with the levels of successive ones overlapping.
+      {"hier_pipelined_rexch_rexch",
+       {Coll::kAllReduce},
+       [](const Topology& t) {
+         sched::Recipe h = Hier({"rexch", Split(NodeSize(t))}, {"rexch", Split(t.num_nodes())});
+         h.chunk_bytes = 256;
+         return h;
+       },
+       true,
+       true},
+      {"hier_pipelined_rexch_ring",
+       {Coll::kAllReduce},
+       [](const Topology& t) {
+         sched::Recipe h = Hier({"rexch", Split(NodeSize(t))}, {"ring", {}});
+         h.chunk_bytes = 128;
+         return h;
+       },
+       true},
       {"hier_shift_rexch_chunked",
        {Coll::kAllReduce},
        [](const Topology& t) {
@@ -214,6 +235,76 @@ TEST_P(NodeSweep, LargeShapes) {
         continue;
       }
       EXPECT_EQ(RunCase(recipe, spec), "");
+    }
+  }
+}
+
+// Whether every message's send and receive carry the same step in the programs of every rank
+// (the chunking pass's premise: a message's two ends run in the same round).
+bool StepsAlign(const std::vector<ir::Program>& ps, std::string* why) {
+  // (src, dst, tag, n-th such message) -> step, from the senders; then checked at receivers.
+  std::map<std::tuple<int, int, int, int>, int> sent;
+  std::map<std::tuple<int, int, int>, int> nth;
+  for (const ir::Program& p : ps) {
+    if (p.step.size() != p.code.size()) return *why = "unnumbered program", false;
+    for (size_t i = 0; i < p.code.size(); ++i) {
+      const ir::Instr& in = p.code[i];
+      if (in.op != ir::Opcode::kSend) continue;
+      const int n = nth[{p.rank, in.peer, in.tag}]++;
+      sent[{p.rank, in.peer, in.tag, n}] = p.step[i];
+    }
+  }
+  nth.clear();
+  for (const ir::Program& p : ps) {
+    for (size_t i = 0; i < p.code.size(); ++i) {
+      const ir::Instr& in = p.code[i];
+      if (in.op != ir::Opcode::kRecv) continue;
+      const int n = nth[{in.peer, p.rank, in.tag}]++;
+      auto it = sent.find({in.peer, p.rank, in.tag, n});
+      if (it == sent.end() || it->second != p.step[i]) {
+        *why = "rank " + std::to_string(p.rank) + " receives from " + std::to_string(in.peer) +
+               " in step " + std::to_string(p.step[i]) + ", sent in step " +
+               (it == sent.end() ? "(none)" : std::to_string(it->second));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The compositions pipelined across levels number their steps alike on every rank: node
+// reduce_scatter, network allreduce and node allgather follow each other in the same steps on
+// every rank, folds and the flat tail included. A tree at both levels (rooted: its ranks number
+// different steps) is the counter-example the check must catch.
+TEST(NodeAware, PipelinedCompositionsNumberStepsAlike) {
+  for (const char* shape : {"2x4", "3x3", "2x3", "4x2:rr", "3x5", "5x2", "4x4"}) {
+    const auto nodes = Shape(shape);
+    const int L = static_cast<int>(nodes->ranks_of_node[0].size());
+    for (uint64_t count : {uint64_t{77}, uint64_t{1000}}) {
+      sched::CollSpec spec;
+      spec.coll = Coll::kAllReduce;
+      spec.nodes = nodes;
+      spec.nranks = nodes->nranks;
+      spec.count = count;
+      for (const sched::Recipe& r : {Hier({"rexch", Split(L)}, {"rexch", Split(nodes->num_nodes())}),
+                                     Hier({"ring", {}}, {"ring", {}}),
+                                     Hier({"rexch", Split(L)}, {"ring", {}})}) {
+        ASSERT_EQ(sched::DeclineRecipe(spec, r, sched::GenEnv{}), "") << shape;
+        std::string why;
+        EXPECT_TRUE(StepsAlign(sched::BuildAllPrograms(spec, r), &why))
+            << shape << " count " << count << " " << sched::RecipeText(r) << ": " << why;
+      }
+      std::string why;
+      EXPECT_FALSE(StepsAlign(sched::BuildAllPrograms(spec, Hier({"tree", {2}}, {"tree", {2}})),
+                              &why))
+          << shape;
+      // And the chunking pass does pipeline them: chunk c's messages carry tag c (chunk.cc).
+      sched::Recipe piped = Hier({"rexch", Split(L)}, {"ring", {}});
+      piped.chunk_bytes = 128;
+      const ir::Program p = sched::BuildProgram(spec, piped, 0);
+      EXPECT_TRUE(std::any_of(p.code.begin(), p.code.end(),
+                              [](const ir::Instr& in) { return in.tag > 0; }))
+          << shape << " count " << count << ": not pipelined";
     }
   }
 }

@@ -49,7 +49,10 @@ class Builder {
   void WaitPeers(int counter, uint64_t value);
   /// Numbers the instructions that follow as step s (see Program::step): generators that
   /// can be pipelined give every rank the same step for both ends of a message.
-  void SetStep(int s) { step_ = s; }
+  void SetStep(int s) {
+    step_ = s;
+    if (s + 1 > program_.steps) program_.steps = s + 1;
+  }
   /// Makes the scratch space at least `bytes`.
   void NeedScratch(uint64_t bytes);
   void NeedShm(uint64_t bytes);

@@ -94,6 +94,10 @@ struct Program {
   /// alike on every rank (a message's send and receive share a step; each step ends in at most
   /// one waitall). Empty when the generator does not number steps.
   std::vector<int> step;
+  /// Steps the generator numbered: 1 + the highest it set, whether or not that step's
+  /// instructions were dropped as empty, so the same on every rank of a generator whose step
+  /// sequence does not depend on the rank (rexch, ring). 0 without numbered steps.
+  int steps = 0;
   bool operator==(const Program& o) const;
 };
 

@@ -22,8 +22,16 @@ ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
 
 void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out) {
   out->scratch_bytes = std::max(out->scratch_bytes, map.scratch + part.scratch_bytes);
-  out->step.clear();
-  for (const ir::Instr& in : part.code) {
+  const bool numbered = part.steps > 0 && part.step.size() == part.code.size() &&
+                        out->step.size() == out->code.size();
+  if (!numbered) {
+    out->step.clear();
+    out->steps = 0;
+  } else {
+    out->steps = std::max(out->steps, map.step_base + part.steps);
+  }
+  for (size_t i = 0; i < part.code.size(); ++i) {
+    const ir::Instr& in = part.code[i];
     ir::Instr m = in;
     m.dst = Place(in.dst, map);
     for (ir::Ref& s : m.srcs) s = Place(s, map);
@@ -32,6 +40,7 @@ void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out) {
     if (in.op == ir::Opcode::kCopy && m.dst == m.srcs[0]) continue;
     if (in.op == ir::Opcode::kSend || in.op == ir::Opcode::kRecv) m.peer = map.ranks[in.peer];
     out->code.push_back(std::move(m));
+    if (numbered) out->step.push_back(map.step_base + part.step[i]);
   }
 }
 

@@ -16,11 +16,14 @@ struct EmbedMap {
   std::vector<int> ranks;  // group rank -> communicator rank
   ir::Ref send, recv;      // where the group Program's send and receive buffers start
   uint64_t scratch = 0;    // offset of its scratch in the composed scratch
+  int step_base = 0;       // its step s becomes step_base + s in the composed program
 };
 
 /// Appends `part` (a Program without node-peer spaces or node counters) to `out`, mapped by
-/// `map`; out's scratch grows to hold part's. Steps are dropped (a composed Program is not
-/// pipelined by the chunking pass).
+/// `map`; out's scratch grows to hold part's. Its numbered steps move up by map.step_base (out's
+/// steps grow to cover them), so a composition of parts whose steps are numbered alike on every
+/// rank can be pipelined by the chunking pass; a part without numbered steps leaves out with
+/// none.
 void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out);
 
 }  // namespace weft::sched::passes
