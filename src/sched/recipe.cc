@@ -93,8 +93,7 @@ bool ParseRecipe(const std::string& text, Recipe* out, std::string* why) {
     }
     if (!ParseRecipe(text.substr(1, close - 1), &h, why)) return false;
     const std::string size = text.substr(close + 2);
-    if (!ParseBytes(size, &h.chunk_bytes) || h.chunk_bytes == 0 ||
-        h.chunk_bytes > kMaxChunkBytes) {
+    if (!ParseBytes(size, &h.chunk_bytes) || h.chunk_bytes == 0 || h.chunk_bytes > kMaxChunkBytes) {
       *why = "bad chunk size '" + size + "' (e.g. 1M, at most 1G)";
       return false;
     }

@@ -286,24 +286,24 @@ TEST(NodeAware, PipelinedCompositionsNumberStepsAlike) {
       spec.nodes = nodes;
       spec.nranks = nodes->nranks;
       spec.count = count;
-      for (const sched::Recipe& r : {Hier({"rexch", Split(L)}, {"rexch", Split(nodes->num_nodes())}),
-                                     Hier({"ring", {}}, {"ring", {}}),
-                                     Hier({"rexch", Split(L)}, {"ring", {}})}) {
+      for (const sched::Recipe& r :
+           {Hier({"rexch", Split(L)}, {"rexch", Split(nodes->num_nodes())}),
+            Hier({"ring", {}}, {"ring", {}}), Hier({"rexch", Split(L)}, {"ring", {}})}) {
         ASSERT_EQ(sched::DeclineRecipe(spec, r, sched::GenEnv{}), "") << shape;
         std::string why;
         EXPECT_TRUE(StepsAlign(sched::BuildAllPrograms(spec, r), &why))
             << shape << " count " << count << " " << sched::RecipeText(r) << ": " << why;
       }
       std::string why;
-      EXPECT_FALSE(StepsAlign(sched::BuildAllPrograms(spec, Hier({"tree", {2}}, {"tree", {2}})),
-                              &why))
+      EXPECT_FALSE(
+          StepsAlign(sched::BuildAllPrograms(spec, Hier({"tree", {2}}, {"tree", {2}})), &why))
           << shape;
       // And the chunking pass does pipeline them: chunk c's messages carry tag c (chunk.cc).
       sched::Recipe piped = Hier({"rexch", Split(L)}, {"ring", {}});
       piped.chunk_bytes = 128;
       const ir::Program p = sched::BuildProgram(spec, piped, 0);
-      EXPECT_TRUE(std::any_of(p.code.begin(), p.code.end(),
-                              [](const ir::Instr& in) { return in.tag > 0; }))
+      EXPECT_TRUE(
+          std::any_of(p.code.begin(), p.code.end(), [](const ir::Instr& in) { return in.tag > 0; }))
           << shape << " count " << count << ": not pipelined";
     }
   }
