@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   const int counts[] = {0, 1, 7, 40000};
   char name[96];
   for (int c = 0; c < 4; ++c) {
-    for (int root = 0; root < size; root += size > 1 ? size - 1 : 1) {
+    for (int root = 0; root<size; root += size> 1 ? size - 1 : 1) {
       for (int mode = 0; mode < 4; ++mode) {
         const int in_place = mode & 1, nonblocking = mode >> 1;
         snprintf(name, sizeof name, "gather count %d root %d%s%s", counts[c], root,
