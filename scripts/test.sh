@@ -31,7 +31,7 @@ case "$WEFT_SANITIZE" in
     if [ ${#WEFT_ARGS[@]} -eq 0 ]; then
       export WEFT_TARGETS="weft_unit weft-fuzz weft_sim_test mp_bad_input mp_coll_matrix
         mp_dead_peer mp_faults mp_groups mp_large_count mp_nonblocking mp_plan_test mp_vcolls
-        mp_progress_thread"
+        mp_progress_thread mp_gather_scatter"
     fi
     weft_build
     echo "== testing ($WEFT_MPI, ASan + UBSan)"
@@ -41,7 +41,7 @@ case "$WEFT_SANITIZE" in
     else
       ctest --output-on-failure --timeout 900 -j 2 -L 'unit|fuzz'
       ctest --output-on-failure --timeout 900 -j 2 \
-        -R 'mp\.(coll_matrix\.np[23]$|bad_input|plan\.np[23]$|nonblocking\.np[23]$|groups\.np3|vcolls\.np3|vcolls\.np5\.vnodes2rr|faults|dead_peer\.np|large|progress_thread\.np2)|NodeAllToAllV'
+        -R 'mp\.(coll_matrix\.np[23]$|bad_input|plan\.np[23]$|nonblocking\.np[23]$|groups\.np3|vcolls\.np3|vcolls\.np5\.vnodes2rr|faults|dead_peer\.np|large|progress_thread\.np2|gather_scatter\.np5\.(tree3|cma|oneshot))|NodeAllToAllV'
     fi
     ;;
   thread)
