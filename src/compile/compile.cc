@@ -17,15 +17,17 @@ namespace {
 // by 1.14-1.32x for reduce_scatter, allgather and alltoall (4 KiB blocks), and at 16 KiB by 1.11x
 // (bcast) and 1.27-1.36x (reduce), whose ranks read one peer's buffer at most; allreduce at 16 KiB
 // went either way (1.41x, 1.0x), so it keeps 4 KiB (docs/intra-node.md's measurement).
-// Gather has no cut-off: oneshot beat the MPI library's gather at 2 ranks from 2 KiB to 2 MiB
-// per rank (0.94-1.44x native in two runs of WEFT_RECIPE=oneshot|cma weft-bench gather -b 2K
-// -e 2M -f 4), where cma, whose root alone reads every block at process_vm_readv's speed, ran
-// 0.74-1.0x. A scatter's peers each read their own block, so cma wins there from 8 KiB
-// (1.26-1.75x native against oneshot's 1.12-1.51x in the same runs of weft-bench scatter).
+// Gather runs oneshot up to a 4 MiB root buffer: it beat the MPI library's gather at 2 ranks
+// from 2 KiB to 2 MiB per rank (0.94-1.44x native in two runs of WEFT_RECIPE=oneshot|cma
+// weft-bench gather -b 2K -e 2M -f 4), where cma, whose root alone reads every block at
+// process_vm_readv's speed, ran 0.74-1.0x. Above, the tree (over MPI: 0.84-1.09x as tree:2 in
+// those runs), not oneshot: its slots would hold the whole root buffer in the node segment for
+// the communicator's life. A scatter's peers each read their own block, so cma wins there from
+// 8 KiB (1.26-1.75x native against oneshot's 1.12-1.51x in the same runs of weft-bench scatter).
 uint64_t OneShotMaxBytes(Coll c) {
   switch (c) {
     case Coll::kGather:
-      return UINT64_MAX;
+      return 4u << 20;
     case Coll::kAllReduce:
       return 4u << 10;
     case Coll::kBroadcast:
@@ -74,16 +76,20 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bo
     // against shmpipe 1175 in the next, minutes later (bench/2026-12-02-tuning/2ranks-openmpi,
     // regret-calibrated and regret-wisdom). So the rule stays, and per-machine winners are
     // wisdom's to record.
-    // Gather and scatter have no shmpipe (shm_pipeline.cc): above oneshot's cut-off the root
-    // reads (or its peers read) by single copy, else the tree below moves them.
-    const bool rooted_move = spec.coll == Coll::kGather || spec.coll == Coll::kScatter;
+    // Gather and scatter have no shmpipe (shm_pipeline.cc): above oneshot's cut-off a scatter's
+    // peers read by single copy, and a gather runs the tree below.
     if (every) {
       add("oneshot", {});
       add("shmpipe", {});
-      if (rooted_move) add("cma", {});
+      if (spec.coll == Coll::kGather || spec.coll == Coll::kScatter) add("cma", {});
     } else if (out.empty()) {
-      const bool small = largest <= OneShotMaxBytes(spec.coll);
-      add(small ? "oneshot" : rooted_move ? "cma" : "shmpipe", {});
+      if (largest <= OneShotMaxBytes(spec.coll)) {
+        add("oneshot", {});
+      } else if (spec.coll == Coll::kScatter) {
+        add("cma", {});
+      } else if (spec.coll != Coll::kGather) {
+        add("shmpipe", {});
+      }
     }
     if (!out.empty() && !every) return out;
   }
