@@ -128,6 +128,13 @@ bool Layout(const CallArgs& a, const TypeShape& sshape, const TypeShape& rshape,
 Route PrepareRootedMove(const CallArgs& a) {
   constexpr size_t kNegative = size_t{1} << 63;
   const bool gather = a.kind == Kind::kGather;
+  // An inter-communicator's root and buffers mean other things (MPI_ROOT, the remote group):
+  // decided before any of them is read.
+  int inter = 0;
+  if (PMPI_Comm_test_inter(a.comm, &inter) != MPI_SUCCESS) {
+    return Native(Fallback::kSetupFailed, a.fn);  // an invalid communicator: MPI reports it
+  }
+  if (inter) return Native(Fallback::kInterComm, a.fn);
   const int size = CommSize(a.comm);
   int me = 0;
   PMPI_Comm_rank(a.comm, &me);
