@@ -60,9 +60,9 @@ bool ApplyWisdom(const std::string& path, SpecArgs* a) {
 }  // namespace
 
 const char* SpecUsage() {
-  return "<allreduce|reduce_scatter|allgather|bcast|reduce|alltoall> -p P -n COUNT\n"
+  return "<allreduce|reduce_scatter|allgather|bcast|reduce|alltoall|gather|scatter> -p P -n COUNT\n"
          "  [--dtype T] [--op sum|prod|max|min|matmul2x2] [--root R] [--in-place]\n"
-         "  [--recipe GEN[:FACTORS][@CHUNK]] [--net-gbits G]\n"
+         "  [--recipe GEN[:FACTORS][@CHUNK] | NODE/NET | [NODE/NET]@CHUNK] [--net-gbits G]\n"
          "  [--net-latency-us US] [--net-message-us US]\n"
          "  [--topology NODESxRANKS[:rr] | L1+L2+... | @FILE] [--wisdom FILE]\n";
 }
