@@ -309,6 +309,41 @@ TEST(NodeAware, PipelinedCompositionsNumberStepsAlike) {
   }
 }
 
+// What does not number its steps alike on every rank is declined with the reason.
+TEST(NodeAware, PipelinedCompositionsDeclineWithReasons) {
+  sched::CollSpec spec;
+  spec.coll = Coll::kAllReduce;
+  spec.nodes = Shape("2x2");
+  spec.nranks = 4;
+  spec.count = 1000;
+  auto piped = [](sched::Recipe node, sched::Recipe net) {
+    sched::Recipe h = Hier(std::move(node), std::move(net));
+    h.chunk_bytes = 1024;
+    return h;
+  };
+  const sched::GenEnv env;
+  EXPECT_EQ(sched::DeclineRecipe(spec, piped({"rexch", {-2, 2}}, {"ring", {}}), env), "");
+  EXPECT_NE(sched::DeclineRecipe(spec, piped({"rexch", {-2, 2}}, {"tree", {2}}), env)
+                .find("rexch or ring at both levels"),
+            std::string::npos);
+  EXPECT_NE(sched::DeclineRecipe(spec, piped({"tree", {2}}, {"ring", {}}), env)
+                .find("multi-leader allreduce"),
+            std::string::npos);
+  EXPECT_NE(sched::DeclineRecipe(spec, piped({"rexch", {-2, 2}, 256}, {"ring", {}}), env)
+                .find("without an @size"),
+            std::string::npos);
+  spec.coll = Coll::kReduceScatter;
+  spec.count = 100;
+  EXPECT_NE(sched::DeclineRecipe(spec, piped({"ring", {}}, {"ring", {}}), env)
+                .find("multi-leader allreduce"),
+            std::string::npos);
+  spec.coll = Coll::kAllReduce;
+  spec.nodes = Shape("3+1");
+  EXPECT_NE(sched::DeclineRecipe(spec, piped({"ring", {}}, {"ring", {}}), env)
+                .find("nodes of equal size"),
+            std::string::npos);
+}
+
 TEST(NodeAware, NonCommutativeNeedsBlockPlacement) {
   sched::CollSpec spec;
   spec.coll = Coll::kAllReduce;

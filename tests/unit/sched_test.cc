@@ -6,11 +6,11 @@
 #include <cstring>
 #include <vector>
 
+#include "compile/compile.h"
 #include "core/half.h"
 #include "exec/interpreter.h"
 #include "exec/kway_reduce.h"
 #include "sched/algos/builder.h"
-#include "compile/compile.h"
 #include "sched/ir/verify.h"
 #include "sched/passes/bytecode.h"
 #include "sim/sim.h"
@@ -40,7 +40,8 @@ void RunLocally(const Bytecode& bc, const ExecBuffers& bufs) {
 
 TEST(Recipe, TextRoundTripsAndIsCanonical) {
   for (const char* text : {"rexch:-4,-2,2,4", "ring", "tree:4@256K", "shift:3", "rexch:2,2,2",
-                           "rexch:-2,4,2@1M", "pairwise:8", "bruck", "copyin"}) {
+                           "rexch:-2,4,2@1M", "pairwise:8", "bruck", "copyin", "rexch:-4,4/ring",
+                           "tree:2@4K/tree:4", "[rexch:-2,2/ring]@256K"}) {
     Recipe r;
     std::string why;
     ASSERT_TRUE(ParseRecipe(text, &r, &why)) << text << ": " << why;
@@ -61,6 +62,13 @@ TEST(Recipe, TextRoundTripsAndIsCanonical) {
   EXPECT_NE(why.find("bad factor 'x'"), std::string::npos) << why;
   EXPECT_FALSE(ParseRecipe("ring@0", &r, &why));
   EXPECT_FALSE(ParseRecipe("ring@12Q", &r, &why));
+  // Pipelined across levels: a composition in brackets, then its chunk.
+  EXPECT_FALSE(ParseRecipe("[ring]@1M", &r, &why));
+  EXPECT_NE(why.find("[NODE/NET]@SIZE"), std::string::npos) << why;
+  EXPECT_FALSE(ParseRecipe("[ring/ring]", &r, &why));
+  EXPECT_FALSE(ParseRecipe("[ring/ring]@2G", &r, &why));
+  EXPECT_FALSE(ParseRecipe("[ring/spiral]@1M", &r, &why));
+  EXPECT_NE(why.find("unknown generator 'spiral'"), std::string::npos) << why;
 }
 
 TEST(Recipe, DeclinesWithReasons) {
