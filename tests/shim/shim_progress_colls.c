@@ -4,7 +4,9 @@
  *   - a blocking call weft serves on another communicator must advance the served
  *     MPI_Iallreduce in its wait (MPI_Allreduce, MPI_Barrier, MPI_Alltoallv on a duplicate);
  *   - a blocking collective weft leaves to MPI on the same communicator (a user-defined op,
- *     MPI_Gather, MPI_Scan, MPI_Comm_dup) must complete the served call first.
+ *     MPI_Gatherv, MPI_Scan, MPI_Comm_dup) must complete the served call first;
+ *   - a blocking call weft serves on the same communicator (MPI_Gather) runs after it, in the
+ *     order started.
  * Each round: every rank posts MPI_Iallreduce of 4 MiB on MPI_COMM_WORLD; rank 0 then makes the
  * blocking call before its MPI_Wait, the others after theirs. A hang is the failure (the
  * test's timeout); every result is compared with the native run's. */
@@ -13,7 +15,7 @@
 
 #include "shim_util.h"
 
-enum { N = 1 << 20, M = 4096, ROUNDS = 7 };
+enum { N = 1 << 20, M = 4096, ROUNDS = 8 };
 
 static void MaxOp(void* in, void* inout, int* len, MPI_Datatype* type) {
   (void)type;
@@ -45,9 +47,18 @@ static void Blocking(int k, MPI_Comm dup, MPI_Op user_max, const int* in, int* o
     free(sd);
   }
   if (k == 3) MPI_Allreduce(in, out, M, MPI_INT, user_max, MPI_COMM_WORLD);
-  if (k == 4) {
+  if (k == 4 || k == 7) {
     int* all = malloc(sizeof(int) * 16 * size);
-    MPI_Gather(in, 16, MPI_INT, all, 16, MPI_INT, 0, MPI_COMM_WORLD);
+    if (k == 4) {
+      int* counts = malloc(sizeof(int) * size);
+      int* displs = malloc(sizeof(int) * size);
+      for (int r = 0; r < size; ++r) counts[r] = 16, displs[r] = 16 * r;
+      MPI_Gatherv(in, 16, MPI_INT, all, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+      free(counts);
+      free(displs);
+    } else {
+      MPI_Gather(in, 16, MPI_INT, all, 16, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     if (rank == 0) memcpy(out, all, sizeof(int) * 16 * (size < 64 ? size : 64));
     free(all);
   }
@@ -75,9 +86,10 @@ int main(int argc, char** argv) {
                                "MPI_Barrier on a duplicate",
                                "MPI_Alltoallv",
                                "MPI_Allreduce, user op",
-                               "MPI_Gather",
+                               "MPI_Gatherv",
                                "MPI_Scan",
-                               "MPI_Comm_dup"};
+                               "MPI_Comm_dup",
+                               "MPI_Gather (served, same communicator)"};
   float* a = malloc(sizeof(float) * N);
   float* b = malloc(sizeof(float) * N);
   int* in = malloc(sizeof(int) * M);
