@@ -19,11 +19,12 @@ namespace {
 // went either way (1.41x, 1.0x), so it keeps 4 KiB (docs/intra-node.md's measurement).
 // Gather runs oneshot up to a 4 MiB root buffer: it beat the MPI library's gather at 2 ranks
 // from 2 KiB to 2 MiB per rank (0.94-1.44x native in two runs of WEFT_RECIPE=oneshot|cma
-// weft-bench gather -b 2K -e 2M -f 4), where cma, whose root alone reads every block at
-// process_vm_readv's speed, ran 0.74-1.0x. Above, the tree (over MPI: 0.84-1.09x as tree:2 in
-// those runs), not oneshot: its slots would hold the whole root buffer in the node segment for
-// the communicator's life. A scatter's peers each read their own block, so cma wins there from
-// 8 KiB (1.26-1.75x native against oneshot's 1.12-1.51x in the same runs of weft-bench scatter).
+// weft-bench gather -b 2K -e 2M -f 4 --place out), where cma, whose root alone reads every block
+// at process_vm_readv's speed, ran 0.74-1.0x. Above, the tree (over MPI: tree:2 ran 0.84-1.09x
+// in one such run), not oneshot: its slots would hold the whole root buffer in the node segment
+// for the communicator's life. A scatter's peers each read their own block, so cma wins there
+// from 8 KiB (1.26-1.75x native against oneshot's 1.12-1.51x in one run of each, weft-bench
+// scatter with the same flags).
 uint64_t OneShotMaxBytes(Coll c) {
   switch (c) {
     case Coll::kGather:

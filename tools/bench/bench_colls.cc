@@ -260,6 +260,7 @@ Shape ShapeOf(const Ctx& x, size_t bytes) {
       s.bus_factor = 1;
       break;
     case Coll::kReduceScatter:
+    case Coll::kScatter:  // the root's buffer of P blocks, as reduce_scatter's input
       s.count = bytes / (es * p);
       s.send_bytes = s.count * es * p;
       s.recv_bytes = s.count * es;
@@ -267,6 +268,7 @@ Shape ShapeOf(const Ctx& x, size_t bytes) {
       s.bus_factor = (P - 1) / P;
       break;
     case Coll::kAllGather:
+    case Coll::kGather:  // a rank's block; the root receives P of them, as allgather's ranks
       s.count = bytes / es;
       s.send_bytes = s.count * es;
       s.recv_bytes = s.send_bytes * p;
@@ -276,20 +278,6 @@ Shape ShapeOf(const Ctx& x, size_t bytes) {
     case Coll::kAllToAll:
       s.count = bytes / (es * p);
       s.send_bytes = s.recv_bytes = s.count * es * p;
-      s.alg_bytes = s.send_bytes;
-      s.bus_factor = (P - 1) / P;
-      break;
-    case Coll::kGather:
-      s.count = bytes / es;
-      s.send_bytes = s.count * es;
-      s.recv_bytes = s.send_bytes * p;
-      s.alg_bytes = s.recv_bytes;
-      s.bus_factor = (P - 1) / P;
-      break;
-    case Coll::kScatter:
-      s.count = bytes / (es * p);
-      s.recv_bytes = s.count * es;
-      s.send_bytes = s.recv_bytes * p;
       s.alg_bytes = s.send_bytes;
       s.bus_factor = (P - 1) / P;
       break;
@@ -396,8 +384,9 @@ size_t Validate(Impl impl, const Ctx& x, const Shape& s, bool ip, unsigned char*
       return wrong;
     }
     case Coll::kGather: {
+      // The root's receive buffer cleared first: in place its own block is the input.
+      if (x.rank == x.root) std::memset(recv, 0, s.recv_bytes);
       Fill(x.type, weftSum, x.rank, seed, ip ? recv + x.rank * block : send, n);
-      if (x.rank == x.root && !ip) std::memset(recv, 0, s.recv_bytes);
       if (RunOnce(impl, x, s, ip, send, recv) != 0) return n * P;
       if (x.rank != x.root) return 0;
       for (int p = 0; p < P; ++p) {
