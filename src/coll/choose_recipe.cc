@@ -94,8 +94,10 @@ CollKind KindOfColl(sched::Coll coll) {
 
 bool MakeSelectionInput(const Comm& comm, const CollArgs& args, SelectionInput* in) {
   if (GetParams().WEFT_SCHEDULES == 0 || !ToSpec(comm, args, &in->spec)) return false;
-  // Shared-memory schedules need every rank on one node (node rank == rank).
-  in->env.shared_memory = comm.has_node_segment();
+  // Shared-memory schedules need every rank on one node (node rank == rank); across nodes, a
+  // hierarchical recipe's node level may use each node's segment.
+  in->env.shared_memory = comm.one_node_segment();
+  in->env.node_shared_memory = comm.nodes_share_memory;
   in->env.single_copy = in->env.shared_memory && comm.single_copy;
   in->env.zero_copy = in->env.shared_memory && args.zero_copy;
   in->env.slots_streamed = in->env.shared_memory && args.slots_streamed;

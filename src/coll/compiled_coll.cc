@@ -7,6 +7,7 @@
 #include "coll/choose_recipe.h"
 #include "coll/progress_thread.h"
 #include "compile/compile.h"
+#include "compile/hierarchical.h"
 #include "core/dtype.h"
 #include "core/hot_path.h"
 #include "core/log.h"
@@ -73,6 +74,17 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   if (!ChooseRecipe(comm, in, &recipe, &why, &decided_by)) {
     WEFT_TRACE(kColl, "%s: native MPI (%s)", sched::SpecText(spec).c_str(), why.c_str());
     return weftSuccess;
+  }
+  if (env.node_shared_memory && !comm.has_node_segment()) {
+    // This node's segment failed to grow (the other nodes' may not have): its node level runs
+    // point-to-point, with the same network messages as every other node expects.
+    const sched::Recipe p2p = sched::PointToPointNodeLevel(spec, recipe, comm.rank);
+    if (!(p2p == recipe)) {
+      WEFT_INFO(kColl, "%s: this node's segment did not grow: %s runs as %s",
+                sched::SpecText(spec).c_str(), sched::RecipeText(recipe).c_str(),
+                sched::RecipeText(p2p).c_str());
+      recipe = p2p;
+    }
   }
   std::unique_ptr<CompiledColl> c;
   WEFT_CHECK(BuildCompiledProgram(comm, sched::BuildProgram(spec, recipe, comm.rank), recipe,

@@ -198,7 +198,17 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
   }
   // The segment is made here, where every rank is: whether shared memory works is then known
   // before any program is built (and grows later at executions, which all ranks share).
-  if (params.WEFT_SHM != 0 && comm->topo.num_nodes() == 1 && comm->size > 1) {
+  if (comm->topo.num_nodes() > 1) {
+    // A segment on every node (a one-rank node too: its node level runs over its own slot),
+    // and every rank learns whether all nodes have theirs, so that all choose alike.
+    int ok = 0;
+    if (params.WEFT_SHM != 0) {
+      std::shared_ptr<ShmSegment> seg;
+      ok = comm->NodeSegment(kInitialSlotBytes, &seg) ? 1 : 0;
+    }
+    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm->mpi) != MPI_SUCCESS) ok = 0;
+    comm->nodes_share_memory = ok != 0;
+  } else if (params.WEFT_SHM != 0 && comm->size > 1) {
     std::shared_ptr<ShmSegment> seg;
     comm->NodeSegment(kInitialSlotBytes, &seg);
     // Known (and logged at INFO) before the first call, whatever WEFT_SHM_STREAM says; with

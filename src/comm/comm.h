@@ -90,6 +90,11 @@ struct weftComm final : public weft::CommLink {
   /// Set by tools (weft-tune) identically on every rank: the recipe every compiled collective
   /// it applies to uses, before WEFT_RECIPE, WEFT_TUNE and wisdom. Changing it clears `cache`.
   std::shared_ptr<const weft::sched::Recipe> tool_recipe;
+  /// The ranks span nodes and every node made its segment at creation (agreed by every rank):
+  /// hierarchical recipes may run their node level over it (sched::GenEnv::node_shared_memory).
+  /// A node whose segment later fails to grow builds its node level point-to-point instead,
+  /// which sends the same network messages (coll/choose_recipe.h).
+  bool nodes_share_memory = false;
   int net_gbits = 100;
   int net_latency_us = 2;
   /// weftMemAlloc has made node-shared memory on this communicator (collectively, so every
@@ -162,9 +167,12 @@ struct weftComm final : public weft::CommLink {
   /// WEFT_SHM_STREAM as read when this communicator was made: -1 auto (the placement probe
   /// decides), 0 never, 1 always.
   int slot_store_mode() const { return slot_store_mode_; }
-  /// A node segment was made when the communicator was created (every rank on one node,
-  /// WEFT_SHM=1) and no later growth failed: shared-memory schedules may be chosen.
+  /// This rank's node has a segment (made when the communicator was created, WEFT_SHM=1) and
+  /// no later growth failed.
   bool has_node_segment() const { return shm_ != nullptr && !shm_failed_; }
+  /// Every rank is on one node and the node has its segment: the shared-memory schedules may
+  /// be chosen for the whole call.
+  bool one_node_segment() const { return topo.num_nodes() == 1 && has_node_segment(); }
   /// The current node segment, or null (no reference taken: for comparing with one held).
   unsigned char* MappedPeerAddress(int node_rank, uint64_t remote) const override;
   const weft::ShmSegment* current_segment() const override {

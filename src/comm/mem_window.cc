@@ -120,7 +120,7 @@ Status MemAlloc(Comm& comm, size_t bytes, void** ptr) {
     return comm.Fail(weftSystemError, "weftMemAlloc: %zu bytes: %s", bytes,
                      ok ? "a peer's allocation failed" : why.c_str());
   }
-  bool shared = comm.has_node_segment();
+  bool shared = comm.one_node_segment();
   if (!shared) {
     WEFT_INFO(kInit,
               "weftMemAlloc: the communicator spans nodes or has no shared memory; "

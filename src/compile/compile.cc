@@ -10,7 +10,6 @@
 
 namespace weft::sched {
 
-namespace {
 // Where oneshot (one copy in, one pass out) stops beating shmpipe, by the largest buffer of
 // the call. Measured at 2 ranks in two runs of weft-tune --regret -b 4 -e 64M -f 4
 // (bench/2026-12-02-tuning/oneshot-cutoff): at a largest buffer of 8 KiB oneshot beat shmpipe
@@ -38,7 +37,6 @@ uint64_t OneShotMaxBytes(Coll c) {
       return 8u << 10;
   }
 }
-}  // namespace
 
 std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every) {
   std::vector<Recipe> out;
@@ -138,12 +136,12 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bo
       break;
   }
   // Across nodes, the NODE/NET compositions too (none for alltoall, uneven nodes or one node).
-  for (Recipe& h : HierarchicalCandidates(spec)) out.push_back(std::move(h));
+  for (Recipe& h : HierarchicalCandidates(spec, env)) out.push_back(std::move(h));
   return out;
 }
 
 std::string DeclineRecipe(const CollSpec& spec, const Recipe& recipe, const GenEnv& env) {
-  if (!recipe.levels.empty()) return DeclineHierarchical(spec, recipe);
+  if (!recipe.levels.empty()) return DeclineHierarchical(spec, recipe, env);
   const Generator* g = FindGenerator(recipe.generator);
   if (g == nullptr) return "unknown generator '" + recipe.generator + "'";
   std::string why = g->Decline(spec, recipe.factors, env);

@@ -36,6 +36,11 @@ struct RankedRecipe {
 std::vector<RankedRecipe> RankRecipes(const CollSpec& spec, const GenEnv& env,
                                       const tune::CostModel& model);
 
+/// The largest buffer (of the call's largest side) up to which oneshot runs on a node's shared
+/// memory; shmpipe (or, for gather and scatter, the tree and cma) runs above. Measured per
+/// collective: compile.cc.
+uint64_t OneShotMaxBytes(Coll c);
+
 /// "" when recipe can build spec; otherwise why not.
 std::string DeclineRecipe(const CollSpec& spec, const Recipe& recipe, const GenEnv& env);
 

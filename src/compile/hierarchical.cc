@@ -178,6 +178,14 @@ void Append(Builder& out, const CollSpec& group, const Recipe& level, int group_
   passes::Embed(BuildProgram(group, level, group_rank), map, &out.program());
 }
 
+// Appends the node level's program for this rank's node (local index i): it may use the node
+// segment (passes::EmbedMap::node).
+void AppendNode(Builder& out, const CollSpec& group, const Recipe& level, int i,
+                passes::EmbedMap map) {
+  map.node = true;
+  Append(out, group, level, i, std::move(map));
+}
+
 // allreduce: node reduce_scatter, network allreduce of each slice this rank owns among that
 // slice's owners, node allgather, flat tail. On equal nodes a rank owns one slice, and the
 // owners of a slice are the ranks of one local index.
@@ -190,7 +198,7 @@ void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   const ir::Ref mine = RecvAt(s.i * per * b * es);
   // 1. reduce_scatter inside the node: slices [i per, (i + 1) per) to local rank i (in place:
   //    recv = send + i per b).
-  Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, mine, 0});
+  AppendNode(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, mine, 0});
   // 2. allreduce of each slice across nodes among its owners, node by node. Every rank runs
   //    its slices in increasing order, so the lowest unfinished slice always has all its owners.
   for (int k = 0; k < per; ++k) {
@@ -199,7 +207,7 @@ void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& 
     Append(out, g.net[0], recipe.levels[1], s.n, {s.SliceColumn(slice, S), at, at, 0});
   }
   // 3. allgather inside the node (in place: send = recv + i per b).
-  Append(out, g.node[1], recipe.levels[0], s.i, {s.node_ranks, mine, RecvAt(0), 0});
+  AppendNode(out, g.node[1], recipe.levels[0], s.i, {s.node_ranks, mine, RecvAt(0), 0});
   if (g.tail.count > 0) {
     std::vector<int> all(spec.nranks);
     for (int r = 0; r < spec.nranks; ++r) all[r] = r;
@@ -219,10 +227,10 @@ void BuildAllReduceLeader(Builder& out, const Seat& s, const Groups& g, const Re
   const ir::Ref partial = s.i == 0 ? RecvAt(0) : ScratchAt(0);
   const uint64_t base = s.i == 0 ? 0 : vec;
   out.NeedScratch(base);
-  Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, partial, base});
+  AppendNode(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, partial, base});
   if (s.i == 0)
     Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(0), RecvAt(0), RecvAt(0), 0});
-  Append(out, g.node[1], recipe.levels[0], s.i, {s.node_ranks, RecvAt(0), RecvAt(0), 0});
+  AppendNode(out, g.node[1], recipe.levels[0], s.i, {s.node_ranks, RecvAt(0), RecvAt(0), 0});
 }
 
 // reduce_scatter: the blocks for local index l of every node packed together ([l][m]), node
@@ -237,8 +245,8 @@ void BuildReduceScatter(Builder& out, const Seat& s, const Groups& g, const Reci
       out.Copy(ScratchAt((l * s.N + m) * blk), SendAt(s.t.ranks_of_node[m][l] * blk), blk);
     }
   }
-  Append(out, g.node[0], recipe.levels[0], s.i,
-         {s.node_ranks, ScratchAt(0), ScratchAt(bundle), base});
+  AppendNode(out, g.node[0], recipe.levels[0], s.i,
+             {s.node_ranks, ScratchAt(0), ScratchAt(bundle), base});
   Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(bundle), RecvAt(0), base});
 }
 
@@ -251,7 +259,7 @@ void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   const ir::Ref send = spec.in_place ? RecvAt(out.rank() * blk) : SendAt(0);
   const ir::Ref mine = ScratchAt(s.i * s.N * blk);
   Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), send, mine, base});
-  Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, mine, ScratchAt(0), base});
+  AppendNode(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, mine, ScratchAt(0), base});
   for (int l = 0; l < s.L; ++l) {
     for (int m = 0; m < s.N; ++m) {
       out.Copy(RecvAt(s.t.ranks_of_node[m][l] * blk), ScratchAt((l * s.N + m) * blk), blk);
@@ -271,21 +279,28 @@ void BuildRooted(Builder& out, const Seat& s, const Groups& g, const Recipe& rec
     if (column) {
       Append(out, g.net[0], recipe.levels[1], s.n, {s.Leaders(root_local), send, RecvAt(0), 0});
     }
-    Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, RecvAt(0), RecvAt(0), 0});
+    AppendNode(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, RecvAt(0), RecvAt(0), 0});
     return;
   }
   const uint64_t vec = spec.count * ElemBytes(spec);
   out.NeedScratch(vec);  // the node's partial, at its rank of the root's local index
-  Append(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, ScratchAt(0), vec});
+  AppendNode(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, ScratchAt(0), vec});
   if (column) {
     Append(out, g.net[0], recipe.levels[1], s.n,
            {s.Leaders(root_local), ScratchAt(0), RecvAt(0), vec});
   }
 }
 
+// The shared-memory node level for a node part: oneshot while its largest buffer is within
+// the single-node cut-off, else shmpipe.
+Recipe NodeSharedMemoryRecipe(const CollSpec& part) {
+  const uint64_t largest = std::max(SendBytes(part, part.root), RecvBytes(part, part.root));
+  return Recipe{largest <= OneShotMaxBytes(part.coll) ? "oneshot" : "shmpipe", {}, 0};
+}
+
 }  // namespace
 
-std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
+std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe, const GenEnv& env) {
   if (recipe.levels.size() != 2) return "a hierarchical recipe has two levels (NODE/NET)";
   if (spec.coll == Coll::kAllToAll) {
     return "hierarchical recipes do not serve alltoall (nodea2a is its node-aware schedule)";
@@ -327,13 +342,17 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe) {
       }
     }
   }
-  const GenEnv flat;  // the levels run point-to-point
+  // The network level runs point-to-point; the node level may run over each node's segment
+  // (slots only: a single-copy generator reads the peer's call buffers, not its part's).
+  const GenEnv flat;
+  GenEnv node_env;
+  node_env.shared_memory = env.node_shared_memory;
   const Groups g = GroupsOf(spec, recipe, 0);
   std::string why;
   // The node level's groups of every node (uneven nodes have groups of several sizes).
   for (int n = 0; n < t.num_nodes(); ++n) {
     for (const CollSpec& p : GroupsOf(spec, recipe, n).node) {
-      if (!(why = DeclineRecipe(p, recipe.levels[0], flat)).empty()) {
+      if (!(why = DeclineRecipe(p, recipe.levels[0], node_env)).empty()) {
         return "node level " + RecipeText(recipe.levels[0]) + ": " + why;
       }
     }
@@ -382,7 +401,23 @@ ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int ra
   return out.Take();
 }
 
-std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
+Recipe PointToPointNodeLevel(const CollSpec& spec, const Recipe& recipe, int rank) {
+  if (recipe.levels.size() != 2 || !spec.nodes) return recipe;
+  const std::string& node = recipe.levels[0].generator;
+  if (node != "oneshot" && node != "shmpipe") return recipe;
+  Recipe out = recipe;
+  if (spec.coll == Coll::kBroadcast || spec.coll == Coll::kReduce) {
+    out.levels[0] = {"tree", {2}, 0};
+  } else if (Commutative(spec.op)) {
+    out.levels[0] = {"ring", {}, 0};
+  } else {  // order-preserving; this node's size alone (only its ranks build this level)
+    const Seat s(*spec.nodes, rank);
+    out.levels[0] = {"rexch", SplitFactors(s.L), 0};
+  }
+  return out;
+}
+
+std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& env) {
   std::vector<Recipe> out;
   if (NumNodes(spec) < 2 || spec.coll == Coll::kAllToAll || spec.coll == Coll::kGather ||
       spec.coll == Coll::kScatter) {
@@ -392,10 +427,17 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
   const int L = EqualNodeSize(t), N = t.num_nodes();
   auto offer = [&](Recipe node, Recipe net) {
     Recipe h{kHierarchical, {}, 0, {std::move(node), std::move(net)}};
-    if (DeclineHierarchical(spec, h).empty()) out.push_back(std::move(h));
+    if (DeclineHierarchical(spec, h, env).empty()) out.push_back(std::move(h));
   };
+  // Over the node segments, the node level is the shared-memory schedule the single-node rule
+  // names for node 0's first part (compile.cc: measured there to beat the point-to-point ones
+  // at every size), in place of the point-to-point node recipes below.
+  const bool node_shm = env.node_shared_memory;
+  const Recipe node_shm_recipe = NodeSharedMemoryRecipe(GroupsOf(spec, Recipe(), 0).node[0]);
   if (spec.coll == Coll::kBroadcast || spec.coll == Coll::kReduce) {
-    for (int k : {2, 4}) offer({"tree", {k}, 0}, {"tree", {k}, 0});
+    for (int k : {2, 4}) {
+      offer(node_shm ? node_shm_recipe : Recipe{"tree", {k}, 0}, {"tree", {k}, 0});
+    }
     return out;
   }
   // Single leader (small vectors: three latency-bound steps, each rank sends the vector once);
@@ -415,8 +457,12 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
       const Recipe net_rexch{"rexch", FindGenerator("rexch")->DefaultFactors(net), 0};
       size_t smallest = t.ranks_of_node[0].size();
       for (const auto& rs : t.ranks_of_node) smallest = std::min(smallest, rs.size());
-      offer({"ring", {}, 0}, net_rexch);
-      if (smallest > 1) offer({"rexch", SplitFactors(static_cast<int>(smallest)), 0}, net_rexch);
+      if (node_shm) {
+        offer(node_shm_recipe, net_rexch);
+      } else {
+        offer({"ring", {}, 0}, net_rexch);
+        if (smallest > 1) offer({"rexch", SplitFactors(static_cast<int>(smallest)), 0}, net_rexch);
+      }
     }
     offer_leader();
     return out;
@@ -427,8 +473,12 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
       "rexch",
       net.coll == Coll::kAllReduce ? FindGenerator("rexch")->DefaultFactors(net) : SplitFactors(N),
       0};
-  offer(node_rexch, net_rexch);
-  offer({"ring", {}, 0}, net_rexch);
+  if (node_shm) {
+    offer(node_shm_recipe, net_rexch);
+  } else {
+    offer(node_rexch, net_rexch);
+    offer({"ring", {}, 0}, net_rexch);
+  }
   offer_leader();
   // A ring across nodes only where each of its N pieces holds a 64-byte line: with empty pieces
   // a rank's own program looks cheap to the one-rank estimate while it waits on the whole chain.
@@ -436,7 +486,7 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec) {
   // allreduce -n 1K --topology 32x64 --recipe rexch:-4,-4,-4,4,4,4/ring` predicts 156 us
   // against 30 us for rexch:-4,-4,-4,4,4,4/rexch:-4,-4,-2,2,4,4.
   if (net.count * ElemBytes(spec) >= static_cast<uint64_t>(N) * 64) {
-    offer(node_rexch, {"ring", {}, 0});
+    offer(node_shm ? node_shm_recipe : node_rexch, {"ring", {}, 0});
   }
   return out;
 }

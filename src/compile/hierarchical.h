@@ -26,18 +26,26 @@
 
 #include <string>
 
+#include "sched/algos/generator.h"
 #include "sched/coll_spec.h"
 #include "sched/ir/program.h"
 #include "sched/recipe.h"
 
 namespace weft::sched {
 
-/// "" when the hierarchical recipe can build spec; otherwise why not.
-std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe);
+/// "" when the hierarchical recipe can build spec; otherwise why not. The node level may run
+/// a shared-memory generator where env.node_shared_memory says every node has its segment.
+std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe, const GenEnv& env);
 /// rank's composed Program (after DeclineHierarchical returned "").
 ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank);
+/// `recipe` with a node level that runs over the node segment (oneshot, shmpipe) replaced by a
+/// point-to-point one for rank's node (tree:2 for bcast and reduce; else ring, or rexch for a
+/// non-commutative op): for a node whose segment failed to grow. The groups and the network
+/// level stay, so every network message does and the other nodes keep their node level.
+/// Unchanged when the node level sends messages already.
+Recipe PointToPointNodeLevel(const CollSpec& spec, const Recipe& recipe, int rank);
 /// The hierarchical candidates for spec (empty unless its ranks span several nodes; on nodes of
 /// unequal size, allreduce, bcast and reduce only).
-std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec);
+std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& env);
 
 }  // namespace weft::sched

@@ -52,14 +52,23 @@ class Engine {
       case ir::Space::kScratch:
         return ranks_[rank].scratch + r.offset;
       case ir::Space::kShm:
-        return ranks_[r.rank].shm + r.offset;
+        return ranks_[NodePeer(rank, r.rank)].shm + r.offset;
       case ir::Space::kPeerSend:
-        return ranks_[r.rank].send + r.offset;
+        return ranks_[NodePeer(rank, r.rank)].send + r.offset;
       case ir::Space::kPeerRecv:
-        return ranks_[r.rank].recv + r.offset;
+        return ranks_[NodePeer(rank, r.rank)].recv + r.offset;
     }
     return nullptr;
   }
+  // The communicator rank of node rank `node_rank` on rank's node: the same on one node; on
+  // ranks spanning nodes a program's slots and counters name local indices (a hierarchical
+  // recipe's node level). CheckNodeRanks has checked the range.
+  int NodePeer(int rank, int node_rank) const {
+    const Topology* t = spec_.nodes.get();
+    if (t == nullptr || t->num_nodes() < 2 || t->nranks != P_) return node_rank;
+    return t->ranks_of_node[t->node_of_rank[rank]][node_rank];
+  }
+  bool CheckNodeRanks();  // false with fail_ set when a program names a node rank its node lacks
   // Time a message occupies its rank's share of a link. The ranks of a node share its
   // network link (bandwidth and message rate): symmetric schedules have them all send across
   // at once, so each gets 1/sharers of it. (A schedule where one rank of a node sends alone is
@@ -258,7 +267,7 @@ bool Engine::Step(int r) {
         st.signals[in.counter].push_back(st.clock);
         break;
       case Opcode::kWait: {
-        const auto& sig = ranks_[in.peer].signals;
+        const auto& sig = ranks_[NodePeer(r, in.peer)].signals;
         auto it = sig.find(in.counter);
         if (in.value > 0 && (it == sig.end() || it->second.size() < in.value)) return ran;
         const double seen =
@@ -327,9 +336,37 @@ std::string Engine::CheckResults() {
   return "";
 }
 
+bool Engine::CheckNodeRanks() {
+  for (int r = 0; r < P_; ++r) {
+    const Topology* t = spec_.nodes.get();
+    const int node_size = t == nullptr || t->num_nodes() < 2 || t->nranks != P_
+                              ? P_
+                              : static_cast<int>(t->ranks_of_node[t->node_of_rank[r]].size());
+    for (const ir::Instr& in : ps_[r].code) {
+      std::vector<int> named;  // the node ranks the instruction names
+      if (in.op == Opcode::kWait) named.push_back(in.peer);
+      if (ir::HasRank(in.dst.space)) named.push_back(in.dst.rank);
+      for (const ir::Ref& x : in.srcs) {
+        if (ir::HasRank(x.space)) named.push_back(x.rank);
+      }
+      for (int q : named) {
+        if (q >= 0 && q < node_size) continue;
+        fail_ = "rank " + std::to_string(r) + ": '" + ir::InstrText(in) + "' names node rank " +
+                std::to_string(q) + ", beyond its node's " + std::to_string(node_size) + " ranks";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 SimResult Engine::Run() {
   if (static_cast<int>(ps_.size()) != P_) {
     res_.why = "expected " + std::to_string(P_) + " programs";
+    return res_;
+  }
+  if (!CheckNodeRanks()) {
+    res_.why = fail_;
     return res_;
   }
   if (opt_.check_data) Allocate();

@@ -31,7 +31,15 @@ struct NodeFamily {
   bool equal_nodes = false;       // declines uneven nodes (selection runs a flat recipe there)
   bool order_preserving = false;  // also checked with a non-commutative op (block placement)
   bool uneven_allreduce = false;  // but serves allreduce there (slices: hierarchical.h)
+  bool node_shm = false;          // its node level runs over each node's segment
 };
+
+// What a family's levels may use: point-to-point, or the node segments at the node level.
+sched::GenEnv EnvOf(const NodeFamily& fam) {
+  sched::GenEnv env;
+  env.node_shared_memory = fam.node_shm;
+  return env;
+}
 
 // rexch over n ranks: reduce_scatter in radices up to 4, then the mirrored allgather.
 std::vector<int> Split(int n) {
@@ -143,6 +151,44 @@ const std::vector<NodeFamily>& NodeFamilies() {
          return h;
        },
        true},
+      // The node level over each node's segment: its slots name local indices, and the node
+      // parts after the first wait past the signals of the ones before (passes::Embed).
+      {"hier_oneshot_rexch",
+       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
+       [](const Topology& t) {
+         return Hier({"oneshot", {}}, {"rexch", Split(t.num_nodes())});
+       },
+       true,
+       true,
+       true,
+       true},
+      {"hier_shmpipe_ring",  // 256-byte steps: the larger counts take several
+       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
+       [](const Topology&) {
+         return Hier({"shmpipe", {}, 256}, {"ring", {}});
+       },
+       true,
+       false,
+       true,
+       true},
+      {"hier_oneshot_tree2",
+       {Coll::kBroadcast, Coll::kReduce},
+       [](const Topology&) {
+         return Hier({"oneshot", {}}, {"tree", {2}});
+       },
+       false,  // rooted: nodes of any size
+       true,
+       false,
+       true},
+      {"hier_shmpipe_tree4",
+       {Coll::kBroadcast, Coll::kReduce},
+       [](const Topology&) {
+         return Hier({"shmpipe", {}, 128}, {"tree", {4}});
+       },
+       false,  // rooted: nodes of any size
+       true,
+       false,
+       true},
       {"hier_shift_rexch_chunked",
        {Coll::kAllReduce},
        [](const Topology& t) {
@@ -166,8 +212,9 @@ std::vector<std::shared_ptr<const Topology>> Placements() {
   return v;
 }
 
-std::string RunCase(const sched::Recipe& recipe, const sched::CollSpec& spec) {
-  return SimulateCase(spec, recipe, sched::GenEnv{});  // the levels run point-to-point
+std::string RunCase(const NodeFamily& fam, const sched::Recipe& recipe,
+                    const sched::CollSpec& spec) {
+  return SimulateCase(spec, recipe, EnvOf(fam));
 }
 
 class NodeSweep : public ::testing::TestWithParam<size_t> {};
@@ -202,14 +249,14 @@ TEST_P(NodeSweep, EveryPlacementCountAndType) {
         spec.root = i % spec.nranks;
         if (NeedsEqualNodes(fam, coll) && !EqualNodes(*nodes)) {
           // Declined with a reason; selection then runs a flat recipe.
-          EXPECT_NE(sched::DeclineRecipe(spec, recipe, sched::GenEnv{}), "") << nodes->ToText();
+          EXPECT_NE(sched::DeclineRecipe(spec, recipe, EnvOf(fam)), "") << nodes->ToText();
           continue;
         }
-        EXPECT_EQ(RunCase(recipe, spec), "");
+        EXPECT_EQ(RunCase(fam, recipe, spec), "");
         if (fam.order_preserving && sched::Reduces(coll) && nodes->BlockPlaced()) {
           spec.op = ir::kOpMatMul2x2;
           spec.dtype = weftUint64;
-          EXPECT_EQ(RunCase(recipe, spec), "") << "non-commutative";
+          EXPECT_EQ(RunCase(fam, recipe, spec), "") << "non-commutative";
         }
       }
     }
@@ -230,11 +277,11 @@ TEST_P(NodeSweep, LargeShapes) {
       // 1 + 31 + 32 would take 992 slices (hierarchical.h): declined, with the reason.
       const sched::Recipe recipe = fam.recipe(*spec.nodes);
       if (fam.uneven_allreduce && coll == Coll::kAllReduce && !EqualNodes(*spec.nodes)) {
-        EXPECT_NE(sched::DeclineRecipe(spec, recipe, sched::GenEnv{}).find("least common"),
+        EXPECT_NE(sched::DeclineRecipe(spec, recipe, EnvOf(fam)).find("least common"),
                   std::string::npos);
         continue;
       }
-      EXPECT_EQ(RunCase(recipe, spec), "");
+      EXPECT_EQ(RunCase(fam, recipe, spec), "");
     }
   }
 }

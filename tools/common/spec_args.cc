@@ -64,7 +64,7 @@ const char* SpecUsage() {
          "  [--dtype T] [--op sum|prod|max|min|matmul2x2] [--root R] [--in-place]\n"
          "  [--recipe GEN[:FACTORS][@CHUNK] | NODE/NET | [NODE/NET]@CHUNK] [--net-gbits G]\n"
          "  [--net-latency-us US] [--net-message-us US]\n"
-         "  [--topology NODESxRANKS[:rr] | L1+L2+... | @FILE] [--wisdom FILE]\n";
+         "  [--topology NODESxRANKS[:rr] | L1+L2+... | @FILE] [--no-node-shm] [--wisdom FILE]\n";
 }
 
 bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
@@ -75,6 +75,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
   }
   bool have_p = false;
   std::string wisdom_path;
+  bool node_shm = true;
   for (int i = 2; i < argc; ++i) {
     const std::string f = argv[i];
     auto value = [&](std::string* v) {
@@ -127,6 +128,10 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       const double us = ok ? std::strtod(v.c_str(), &end) : 0;
       ok = ok && end != v.c_str() && *end == 0 && us >= 0 && us <= 1e6;
       (f == "--net-latency-us" ? a->model.inter.latency_us : a->model.link_message_us) = us;
+    } else if (f == "--no-node-shm") {
+      // Across nodes, the node levels point-to-point (as WEFT_SHM=0 or a node without its
+      // segment makes them in the library).
+      node_shm = false;
     } else if (f == "--wisdom") {
       // The calibrated parameters of a weft-tune file's section for -p ranks (applied below).
       ok = value(&wisdom_path);
@@ -181,6 +186,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
   a->env.shared_memory = sched::NumNodes(a->spec) == 1;
   a->env.single_copy = a->env.shared_memory;  // the simulator reaches every peer's buffers
   a->env.zero_copy = a->env.shared_memory;
+  a->env.node_shared_memory = sched::NumNodes(a->spec) > 1 && node_shm;  // the library's default
   return true;
 }
 

@@ -24,6 +24,10 @@ struct GenEnv {
   bool zero_copy = false;
   /// Slot writes go to memory with streaming stores (the ranks do not share a cache).
   bool slots_streamed = false;
+  /// The ranks span nodes and every node's ranks share a segment of their own (agreed by every
+  /// rank when the communicator was made): a hierarchical recipe's node level may run the
+  /// shared-memory generators, with node ranks meaning local indices (hierarchical.h).
+  bool node_shared_memory = false;
 };
 
 /// One algorithm.

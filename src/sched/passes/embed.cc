@@ -14,7 +14,7 @@ ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
     case ir::Space::kScratch:
       return {ir::Space::kScratch, 0, map.scratch + r.offset};
     default:
-      return r;  // node-peer spaces are not embedded (Embed's contract)
+      return r;  // slots keep their node ranks (a node part's; Embed's contract)
   }
 }
 
@@ -22,6 +22,17 @@ ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
 
 void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out) {
   out->scratch_bytes = std::max(out->scratch_bytes, map.scratch + part.scratch_bytes);
+  out->shm_slot_bytes = std::max(out->shm_slot_bytes, part.shm_slot_bytes);
+  // A node part's waits count from the signals before it: its entry wait (counter 0, value 0)
+  // then asks that every peer finished the node part before, whose slots this one rewrites.
+  std::vector<uint64_t> signalled;
+  if (map.node) {
+    for (const ir::Instr& in : out->code) {
+      if (in.op != ir::Opcode::kSignal) continue;
+      if (signalled.size() <= static_cast<size_t>(in.counter)) signalled.resize(in.counter + 1);
+      ++signalled[in.counter];
+    }
+  }
   const bool numbered = part.steps > 0 && part.step.size() == part.code.size() &&
                         out->step.size() == out->code.size();
   if (!numbered) {
@@ -39,6 +50,9 @@ void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out) {
     // two are one, the copy is dropped (as Builder drops copies onto themselves).
     if (in.op == ir::Opcode::kCopy && m.dst == m.srcs[0]) continue;
     if (in.op == ir::Opcode::kSend || in.op == ir::Opcode::kRecv) m.peer = map.ranks[in.peer];
+    if (in.op == ir::Opcode::kWait && static_cast<size_t>(in.counter) < signalled.size()) {
+      m.value += signalled[in.counter];
+    }
     out->code.push_back(std::move(m));
     if (numbered) out->step.push_back(map.step_base + part.step[i]);
   }

@@ -17,13 +17,21 @@ struct EmbedMap {
   ir::Ref send, recv;      // where the group Program's send and receive buffers start
   uint64_t scratch = 0;    // offset of its scratch in the composed scratch
   int step_base = 0;       // its step s becomes step_base + s in the composed program
+  /// The group is this rank's whole node in local order (group rank i is node rank i), so the
+  /// part may use the node segment: its slots keep their node ranks, and its counter waits
+  /// move past the signals out's earlier parts made. Every node rank runs the same node parts
+  /// and each signals a counter alike (the shared-memory generators are symmetric), so this
+  /// rank's own count is each peer's.
+  bool node = false;
 };
 
-/// Appends `part` (a Program without node-peer spaces or node counters) to `out`, mapped by
-/// `map`; out's scratch grows to hold part's. Its numbered steps move up by map.step_base (out's
-/// steps grow to cover them), so a composition of parts whose steps are numbered alike on every
-/// rank can be pipelined by the chunking pass; a part without numbered steps leaves out with
-/// none.
+/// Appends `part` to `out`, mapped by `map`; out's scratch grows to hold part's, and its slots
+/// to hold a node part's. A part with node-peer spaces or node counters must be a node part
+/// (map.node), and its slots only (no single copy: a peer's part buffers are not its call's);
+/// out is never banked (a later part's slots follow an earlier part's, not the last call's). Its
+/// numbered steps move up by map.step_base (out's steps grow to cover them), so a composition of
+/// parts whose steps are numbered alike on every rank can be pipelined by the chunking pass; a part
+/// without numbered steps leaves out with none.
 void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out);
 
 }  // namespace weft::sched::passes
