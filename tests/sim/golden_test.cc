@@ -50,6 +50,10 @@ constexpr Golden kGolden[] = {
     {"reduce_hier_2x2rr.ir", sched::Coll::kReduce, 4, 5, weftFloat64, "tree:2/tree:2", 3, "2x2:rr"},
     {"allgather_hier_2x2rr.ir", sched::Coll::kAllGather, 4, 2, weftFloat64, "ring/rexch:-2,2", 0,
      "2x2:rr"},
+    // The node level over each node's segment: node ranks are local indices, and the second
+    // node part's waits count past the first's two signals.
+    {"allreduce_hiershm_2x2rr.ir", sched::Coll::kAllReduce, 4, 9, weftFloat32, "oneshot/rexch:2",
+     0, "2x2:rr"},
 };
 
 std::string ReadFile(const std::string& path) {

@@ -31,7 +31,9 @@ class CopyInGen final : public Generator {
  protected:
   std::string DeclineShape(const CollSpec&, const std::vector<int>& f,
                            const GenEnv& env) const override {
-    if (!env.shared_memory) return "copyin needs every rank on one node with shared memory";
+    if (!env.shared_memory)
+      return "copyin needs its ranks to share a segment (one node, or a node level where every "
+             "node has one)";
     return f.empty() ? "" : "copyin takes no factors";
   }
 };

@@ -29,7 +29,9 @@ class OneShotGen final : public Generator {
  protected:
   std::string DeclineShape(const CollSpec& spec, const std::vector<int>& f,
                            const GenEnv& env) const override {
-    if (!env.shared_memory) return "oneshot needs every rank on one node with shared memory";
+    if (!env.shared_memory)
+      return "oneshot needs its ranks to share a segment (one node, or a node level where every "
+             "node has one)";
     // Every rank reads every peer's input: beyond 64 ranks that is more traffic than a
     // latency path should cost (measured only up to 5 ranks here; a node-level tree is the
     // way past it).

@@ -52,7 +52,9 @@ class ShmPipelineGen final : public Generator {
  protected:
   std::string DeclineShape(const CollSpec&, const std::vector<int>& f,
                            const GenEnv& env) const override {
-    if (!env.shared_memory) return "shmpipe needs every rank on one node with shared memory";
+    if (!env.shared_memory)
+      return "shmpipe needs its ranks to share a segment (one node, or a node level where every "
+             "node has one)";
     return f.empty() ? "" : "shmpipe takes no factors";
   }
 };
