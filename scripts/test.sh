@@ -9,9 +9,9 @@
 #   address (ASan + UBSan; any undefined behaviour fails the test): every unit test, the fuzz
 #     targets (tests/fuzz), and the multi-rank tests of bad input, faults, dead peers, plans,
 #     nonblocking calls, groups, v-collectives (also the node-aware alltoallv across virtual
-#     nodes, and its simulator test), large counts and the collective matrix at 2 and 3 ranks
-#     (the other simulator sweeps take 9 minutes under ASan on 2 cores: run them with
-#     `--sanitize address -L sim`).
+#     nodes, and its simulator test), large counts, the collective matrix at 2 and 3 ranks and
+#     at 4 across virtual nodes with the node level over shared memory (the other simulator
+#     sweeps take 9 minutes under ASan on 2 cores: run them with `--sanitize address -L sim`).
 #   thread (TSan): the unit tests, among them the threads racing on the program cache. The
 #     multi-rank and interposer tests run MPI, whose own synchronisation TSan cannot see.
 # Extra ctest flags replace the default subset.
@@ -41,7 +41,7 @@ case "$WEFT_SANITIZE" in
     else
       ctest --output-on-failure --timeout 900 -j 2 -L 'unit|fuzz'
       ctest --output-on-failure --timeout 900 -j 2 \
-        -R 'mp\.(coll_matrix\.np[23]$|bad_input|plan\.np[23]$|nonblocking\.np[23]$|groups\.np3|vcolls\.np3|vcolls\.np5\.vnodes2rr|faults|dead_peer\.np|large|progress_thread\.np2|gather_scatter\.np5\.(tree3|cma|oneshot))|NodeAllToAllV'
+        -R 'mp\.(coll_matrix\.np[23]$|coll_matrix\.np4\.vnodes2rr\.nodeshm|bad_input|plan\.np[23]$|nonblocking\.np[23]$|groups\.np3|vcolls\.np3|vcolls\.np5\.vnodes2rr|faults|dead_peer\.np|large|progress_thread\.np2|gather_scatter\.np5\.(tree3|cma|oneshot))|NodeAllToAllV'
     fi
     ;;
   thread)

@@ -19,13 +19,13 @@ namespace weft::sched {
 std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every = false);
 
 /// Picks the recipe for spec: `forced` when non-null and accepted (else *why says why not and
-/// false is returned), otherwise the candidate with the lowest modelled time (the largest
-/// estimate over ranks 0, P/2 and P-1, so every rank picks the same). False when no generator
-/// accepts the shape (the caller falls back to native MPI).
+/// false is returned), otherwise the candidate with the lowest modelled time (estimated from the
+/// programs of a few ranks chosen from the spec, so every rank picks the same; compile.cc's
+/// ModelUs). False when no generator accepts the shape (the caller falls back to native MPI).
 bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel& model,
                   const Recipe* forced, Recipe* out, std::string* why);
 
-/// A candidate and its modelled time (the largest estimate over ranks 0, P/2 and P-1).
+/// A candidate and its modelled time (as SelectRecipe estimates it).
 struct RankedRecipe {
   Recipe recipe;
   double model_us = 0;

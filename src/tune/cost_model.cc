@@ -14,12 +14,14 @@ double LinkTier::Rate(uint64_t bytes) const {
   return cached_gbytes_per_s * std::pow(gbytes_per_s / cached_gbytes_per_s, f);
 }
 
-double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
+std::vector<double> EstimateRoundsUs(const ir::Program& p, const CostModel& m) {
+  std::vector<double> rounds;
   double total = 0, latency = 0, wire_out = 0, wire_in = 0;
   int messages = 0;
   auto close_round = [&] {
     total += latency + std::max(wire_out, wire_in) + messages * m.message_overhead_us;
-    latency = wire_out = wire_in = 0;
+    rounds.push_back(total);
+    total = latency = wire_out = wire_in = 0;
     messages = 0;
   };
   bool in_waits = false;
@@ -56,6 +58,12 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
     }
   }
   close_round();
+  return rounds;
+}
+
+double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
+  double total = 0;
+  for (double us : EstimateRoundsUs(p, m)) total += us;
   return total;
 }
 
