@@ -205,34 +205,16 @@ std::vector<int> SampledRanks(const CollSpec& spec, const Recipe& r) {
   return ranks;
 }
 
-// The modelled time of recipe r for spec. Where every sampled rank runs as many rounds, they are
-// taken to run in step (a butterfly's round ends when its slowest pair does, and the next
-// waits for it): the sum over rounds of the slowest sampled rank's round. At 64 + 64 + 32
-// ranks and 1,024 doubles the flat rexch:-5,-2,-2,-2,-2,-2,2,2,2,2,2,5, whose radix-5 and
-// radix-2 groups straddle the node boundaries in every round, was estimated below the
-// composition by the slowest rank's sum and chosen, while weft-sim's replay (15 us network)
-// gives it 237 us against 67 us for oneshot/rexch:-3,3. Otherwise (trees, whose ranks run
-// different rounds) the slowest sampled rank's sum.
+// The modelled time of recipe r for spec: the slowest sampled rank's estimate. The node
+// boundaries joined the sample when at 64 + 64 + 32 ranks and 1,024 doubles selection took the
+// flat rexch:-5,-2,-2,-2,-2,-2,2,2,2,2,2,5, whose groups straddle the boundaries (the ranks
+// there cross the network in most rounds, ranks 0, 80 and 159 in few), over
+// oneshot/rexch:-3,3: weft-sim's replay (15 us network) gives the flat one 237 us against
+// 67 us.
 double ModelUs(const CollSpec& spec, const Recipe& r, const tune::CostModel& model) {
-  std::vector<std::vector<double>> rounds;
-  for (int rank : SampledRanks(spec, r)) {
-    rounds.push_back(tune::EstimateRoundsUs(BuildProgram(spec, r, rank), model));
-  }
-  const bool in_step = std::all_of(rounds.begin(), rounds.end(),
-                                   [&](const auto& x) { return x.size() == rounds[0].size(); });
   double worst = 0;
-  if (in_step) {
-    for (size_t k = 0; k < rounds[0].size(); ++k) {
-      double slowest = 0;
-      for (const auto& x : rounds) slowest = std::max(slowest, x[k]);
-      worst += slowest;
-    }
-    return worst;
-  }
-  for (const auto& x : rounds) {
-    double sum = 0;
-    for (double us : x) sum += us;
-    worst = std::max(worst, sum);
+  for (int rank : SampledRanks(spec, r)) {
+    worst = std::max(worst, tune::EstimateProgramUs(BuildProgram(spec, r, rank), model));
   }
   return worst;
 }

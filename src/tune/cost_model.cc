@@ -14,14 +14,12 @@ double LinkTier::Rate(uint64_t bytes) const {
   return cached_gbytes_per_s * std::pow(gbytes_per_s / cached_gbytes_per_s, f);
 }
 
-std::vector<double> EstimateRoundsUs(const ir::Program& p, const CostModel& m) {
-  std::vector<double> rounds;
+double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
   double total = 0, latency = 0, wire_out = 0, wire_in = 0;
   int messages = 0;
   auto close_round = [&] {
     total += latency + std::max(wire_out, wire_in) + messages * m.message_overhead_us;
-    rounds.push_back(total);
-    total = latency = wire_out = wire_in = 0;
+    latency = wire_out = wire_in = 0;
     messages = 0;
   };
   bool in_waits = false;
@@ -58,12 +56,6 @@ std::vector<double> EstimateRoundsUs(const ir::Program& p, const CostModel& m) {
     }
   }
   close_round();
-  return rounds;
-}
-
-double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
-  double total = 0;
-  for (double us : EstimateRoundsUs(p, m)) total += us;
   return total;
 }
 

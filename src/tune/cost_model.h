@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "sched/ir/program.h"
 #include "topo/topology.h"
@@ -72,12 +71,10 @@ struct CostModel {
   }
 };
 
-/// A quick estimate of one rank's program alone (no waiting on peers), round by round: a round
-/// ends at a waitall (the last one at the program's end) and costs the latency of its slowest
-/// message plus the larger of the bytes sent and received over the bandwidth, plus the local
-/// copies, reduces and counter waits before it. weft-sim's replay is the full model.
-std::vector<double> EstimateRoundsUs(const ir::Program& p, const CostModel& m);
-/// EstimateRoundsUs summed: the rank's time alone.
+/// A quick estimate of one rank's program alone (no waiting on peers): per round between
+/// waitalls, the latency of the slowest message plus the larger of the bytes sent and received
+/// over the bandwidth, plus local copies and reduces. Selection ranks recipes by the largest
+/// estimate over a few ranks; weft-sim's replay is the full model.
 double EstimateProgramUs(const ir::Program& p, const CostModel& m);
 
 }  // namespace weft::tune

@@ -447,10 +447,10 @@ TEST(NodeAware, SelectionTakesTheNodeAwareAllToAllForSmallBlocks) {
   EXPECT_EQ(chosen.generator, "nodea2a");
 }
 
-// On 64 + 64 + 32 ranks the flat butterfly's groups straddle a node boundary in every round, so
-// its ranks wait on the network round after round; the estimate takes rounds in step over ranks
-// at the boundaries and picks the composition, which the simulator's replay confirms is faster
-// (before, the slowest sampled rank's total chose the flat one, replayed 3.5x slower).
+// On 64 + 64 + 32 ranks the flat butterfly's groups straddle the node boundaries, so its ranks
+// there wait on the network round after round; with those ranks in its sample the
+// estimate picks the composition, which the simulator's replay confirms is faster (sampling
+// ranks 0, P/2 and P-1 alone chose the flat one, replayed 3.5x slower).
 TEST(NodeAware, SelectionSeesAButterflyStraddlingUnevenNodes) {
   sched::CollSpec spec;
   spec.coll = Coll::kAllReduce;
