@@ -93,7 +93,7 @@ struct weftComm final : public weft::CommLink {
   /// The ranks span nodes and every node made its segment at creation (agreed by every rank):
   /// hierarchical recipes may run their node level over it (sched::GenEnv::node_shared_memory).
   /// A node whose segment later fails to grow builds its node level point-to-point instead,
-  /// which sends the same network messages (coll/choose_recipe.h).
+  /// which sends the same network messages (TryBuildCompiled, coll/compiled_coll.cc).
   bool nodes_share_memory = false;
   int net_gbits = 100;
   int net_latency_us = 2;
