@@ -402,9 +402,11 @@ ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int ra
 }
 
 Recipe PointToPointNodeLevel(const CollSpec& spec, const Recipe& recipe, int rank) {
-  if (recipe.levels.size() != 2 || !spec.nodes) return recipe;
-  const std::string& node = recipe.levels[0].generator;
-  if (node != "oneshot" && node != "shmpipe") return recipe;
+  // A recipe that builds without node segments runs point-to-point already.
+  if (recipe.levels.size() != 2 || !spec.nodes ||
+      DeclineHierarchical(spec, recipe, GenEnv{}).empty()) {
+    return recipe;
+  }
   Recipe out = recipe;
   if (spec.coll == Coll::kBroadcast || spec.coll == Coll::kReduce) {
     out.levels[0] = {"tree", {2}, 0};

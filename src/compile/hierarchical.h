@@ -38,11 +38,11 @@ namespace weft::sched {
 std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe, const GenEnv& env);
 /// rank's composed Program (after DeclineHierarchical returned "").
 ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank);
-/// `recipe` with a node level that runs over the node segment (oneshot, shmpipe) replaced by a
-/// point-to-point one for rank's node (tree:2 for bcast and reduce; else ring, or rexch for a
+/// `recipe` with a node level that runs over the node segment (oneshot, shmpipe, copyin) replaced
+/// by a point-to-point one for rank's node (tree:2 for bcast and reduce; else ring, or rexch for a
 /// non-commutative op): for a node whose segment failed to grow. The groups and the network
 /// level stay, so every network message does and the other nodes keep their node level.
-/// Unchanged when the node level sends messages already.
+/// Unchanged when the recipe builds without node segments.
 Recipe PointToPointNodeLevel(const CollSpec& spec, const Recipe& recipe, int rank);
 /// The hierarchical candidates for spec (empty unless its ranks span several nodes; on nodes of
 /// unequal size, allreduce, bcast and reduce only).

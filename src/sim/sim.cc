@@ -64,9 +64,14 @@ class Engine {
   // ranks spanning nodes a program's slots and counters name local indices (a hierarchical
   // recipe's node level). CheckNodeRanks has checked the range.
   int NodePeer(int rank, int node_rank) const {
+    const std::vector<int>* node = NodeRanks(rank);
+    return node == nullptr ? node_rank : (*node)[node_rank];
+  }
+  // The ranks of rank's node where the ranks span nodes; null on one node (node rank == rank).
+  const std::vector<int>* NodeRanks(int rank) const {
     const Topology* t = spec_.nodes.get();
-    if (t == nullptr || t->num_nodes() < 2 || t->nranks != P_) return node_rank;
-    return t->ranks_of_node[t->node_of_rank[rank]][node_rank];
+    if (t == nullptr || t->num_nodes() < 2 || t->nranks != P_) return nullptr;
+    return &t->ranks_of_node[t->node_of_rank[rank]];
   }
   bool CheckNodeRanks();  // false with fail_ set when a program names a node rank its node lacks
   // Time a message occupies its rank's share of a link. The ranks of a node share its
@@ -338,22 +343,19 @@ std::string Engine::CheckResults() {
 
 bool Engine::CheckNodeRanks() {
   for (int r = 0; r < P_; ++r) {
-    const Topology* t = spec_.nodes.get();
-    const int node_size = t == nullptr || t->num_nodes() < 2 || t->nranks != P_
-                              ? P_
-                              : static_cast<int>(t->ranks_of_node[t->node_of_rank[r]].size());
+    const std::vector<int>* node = NodeRanks(r);
+    const int node_size = node == nullptr ? P_ : static_cast<int>(node->size());
     for (const ir::Instr& in : ps_[r].code) {
-      std::vector<int> named;  // the node ranks the instruction names
-      if (in.op == Opcode::kWait) named.push_back(in.peer);
-      if (ir::HasRank(in.dst.space)) named.push_back(in.dst.rank);
-      for (const ir::Ref& x : in.srcs) {
-        if (ir::HasRank(x.space)) named.push_back(x.rank);
-      }
-      for (int q : named) {
-        if (q >= 0 && q < node_size) continue;
+      auto fails = [&](int q) {
+        if (q >= 0 && q < node_size) return false;
         fail_ = "rank " + std::to_string(r) + ": '" + ir::InstrText(in) + "' names node rank " +
                 std::to_string(q) + ", beyond its node's " + std::to_string(node_size) + " ranks";
-        return false;
+        return true;
+      };
+      if (in.op == Opcode::kWait && fails(in.peer)) return false;
+      if (ir::HasRank(in.dst.space) && fails(in.dst.rank)) return false;
+      for (const ir::Ref& x : in.srcs) {
+        if (ir::HasRank(x.space) && fails(x.rank)) return false;
       }
     }
   }
