@@ -91,6 +91,10 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
                                   spec.count, sched::RecipeScaleUnit(spec, recipe), &c));
   if (env.zero_copy) c->set_zero_copy();
   c->in_place_rereads_ = 2 * SendBytesRead(c->bytecode) >= c->bytecode.recv_bytes;
+  if (c->uses_node_) {
+    c->build_args_ = std::make_unique<CollArgs>(args);
+    c->build_args_->v = nullptr;  // v-collectives are not built here (only their shape matters)
+  }
   WEFT_INFO(kColl, "%s: recipe %s (%s), %zu instructions", sched::SpecText(spec).c_str(),
             sched::RecipeText(recipe).c_str(), decided_by, c->bytecode.code.size());
   *out = std::move(c);
@@ -190,15 +194,34 @@ WEFT_HOT Status CompiledColl::ClaimNodeSegment(Comm& comm) {
     return ChooseSlotStores(comm, *held);
   }
   std::shared_ptr<ShmSegment> seg;
-  if (!comm.NodeSegment(slot_bytes_, &seg)) {
+  if (!comm.NodeSegment(slot_bytes_, &seg)) return RebuildWithoutSegment(comm);
+  WEFT_CHECK(ChooseSlotStores(comm, *seg));
+  transport_.set_shm(std::move(seg));
+  return weftSuccess;
+}
+
+Status CompiledColl::RebuildWithoutSegment(Comm& comm) {
+  std::unique_ptr<CompiledColl> fresh;
+  if (build_args_ != nullptr) WEFT_CHECK(TryBuildCompiled(comm, *build_args_, &fresh));
+  if (fresh == nullptr || fresh->uses_node_) {  // native MPI would be chosen: not this object's
     return comm.Fail(weftSystemError,
-                     "compiled %s: no shared-memory segment with %llu-byte slots (see the INFO "
-                     "log for why); later calls choose point-to-point schedules",
+                     "compiled %s: no shared-memory segment with %llu-byte slots (see the log "
+                     "for why); later calls choose point-to-point schedules",
                      sched::RecipeText(recipe).c_str(),
                      static_cast<unsigned long long>(slot_bytes_));
   }
-  WEFT_CHECK(ChooseSlotStores(comm, *seg));
-  transport_.set_shm(std::move(seg));
+  WEFT_INFO(kColl, "no segment with %llu-byte slots: %s runs as %s from this call on",
+            static_cast<unsigned long long>(slot_bytes_), sched::RecipeText(recipe).c_str(),
+            sched::RecipeText(fresh->recipe).c_str());
+  if (comm.shm_user == this) comm.shm_user = nullptr;  // it runs no node step now
+  recipe = std::move(fresh->recipe);
+  bytecode = std::move(fresh->bytecode);
+  uses_node_ = false;
+  slot_bytes_ = 0;
+  in_place_rereads_ = fresh->in_place_rereads_;
+  sends_messages_ = fresh->sends_messages_;
+  transport_.set_mapped_peers(false);
+  transport_.set_shm(nullptr);
   return weftSuccess;
 }
 
@@ -276,10 +299,11 @@ WEFT_HOT Status CompiledColl::Start(Comm& comm, const Bind& bind) {
   if (started_) {
     return comm.Fail(weftInvalidUsage, "weftPlanStart: the previous start is not complete");
   }
-  if (!own_scratch_ && bytecode.scratch_bytes) {
+  WEFT_CHECK(ClaimNodeSegment(comm));  // first: it may rebuild the program, scratch and all
+  if (bytecode.scratch_bytes > (own_scratch_ ? own_scratch_bytes_ : 0)) {
+    comm.ReturnExecScratch(std::move(own_scratch_), own_scratch_bytes_);
     own_scratch_ = comm.TakeExecScratch(bytecode.scratch_bytes, &own_scratch_bytes_);
   }
-  WEFT_CHECK(ClaimNodeSegment(comm));
   WEFT_CHECK(ClaimTagSlot(comm));
   interp_.Start(&bytecode, Buffers(bind, own_scratch_.get()));
   started_ = true;

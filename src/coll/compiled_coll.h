@@ -68,8 +68,15 @@ class CompiledColl {
   ExecBuffers Buffers(const Bind& bind, unsigned char* scratch) const;
   Status Resume(Comm& comm, bool blocking, bool* done);
   /// Before an execution that uses the node segment: lets the previous user finish and takes
-  /// the communicator's current segment (grown if this program needs larger slots).
+  /// the communicator's current segment (grown if this program needs larger slots). Where it
+  /// cannot grow, a program TryBuildCompiled made is rebuilt without it (RebuildWithoutSegment).
   Status ClaimNodeSegment(Comm& comm);
+  /// This node's segment could not grow (every rank of the node learns it at this execution):
+  /// the program is built again from its call shape as if the segment were gone, and this
+  /// execution runs that. One node: every rank fails alike, and selection chooses again without
+  /// shared memory. Across nodes: only this node's ranks may have failed, and they keep the
+  /// recipe with its node level point-to-point (the same network messages as the other nodes).
+  Status RebuildWithoutSegment(Comm& comm);
   /// Takes the next tag slot (transport/mpi/mpi_transport.h), first finishing the execution
   /// that last used it if it is still running.
   Status ClaimTagSlot(Comm& comm);
@@ -98,8 +105,10 @@ class CompiledColl {
   unsigned char bytes_[2] = {0, 0};  // a barrier's send and receive byte (own_bytes_)
   const CompiledColl* follows_ = nullptr;
   uint32_t slot_ = 0;  // the tag slot of the current execution (schedule_starts at its claim)
-  const bool uses_node_;
-  const uint64_t slot_bytes_;
+  bool uses_node_;
+  uint64_t slot_bytes_;
+  /// The shape TryBuildCompiled built this from (null for programs built otherwise).
+  std::unique_ptr<CollArgs> build_args_;
   // In place, the program reads at least half the receive buffer's bytes (from its send space)
   // before overwriting them: its results stay plain stores (Buffers). Set at build.
   bool in_place_rereads_ = false;

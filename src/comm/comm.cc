@@ -324,13 +324,13 @@ bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment
     if (weft::ShmSegment::Create(node_comm, slot_bytes, &seg, &why) != weftSuccess) {
       shm_failed_ = true;
       if (shm_) {
-        // Growing failed (on every rank: Create agrees): this call fails, and the cached
-        // programs built for shared memory go, so that later blocking calls are built anew
-        // for point-to-point schedules instead of failing here each time. Plans built for
-        // shared memory keep failing with this reason: they must be made again.
+        // Growing failed (on every rank of the node: Create agrees): the program of this call
+        // is built again without the segment (CompiledColl::RebuildWithoutSegment), as a
+        // plan's is at its next start, and the cached programs built for shared memory go, so
+        // that later blocking calls are built anew for point-to-point schedules.
         WEFT_WARN(kColl,
-                  "cannot grow the shared-memory segment to %llu-byte slots (%s): later calls "
-                  "use point-to-point schedules; plans made before must be made again",
+                  "cannot grow the shared-memory segment to %llu-byte slots (%s): this call and "
+                  "later ones run point-to-point schedules",
                   static_cast<unsigned long long>(slot_bytes), why.c_str());
         programs_stale.store(true, std::memory_order_release);
       } else {

@@ -5,7 +5,7 @@
 // exec_after_send (a compiled execution over MPI, right after its first message is posted;
 // rank in the communicator), staging_copy (the device->host copy of a staged call's second
 // chunk; rank in the communicator), shm_grow (every node segment after the process's first, as a
-// full /dev/shm would; node rank 0).
+// full /dev/shm would; the rank in MPI_COMM_WORLD of the node's rank 0).
 #pragma once
 
 namespace weft {

@@ -64,7 +64,10 @@ std::string BytesText(uint64_t b) {
 std::string RecipeText(const Recipe& r) {
   if (!r.levels.empty()) {
     std::string s;
-    for (const Recipe& l : r.levels) s += (s.empty() ? "" : "/") + RecipeText(l);
+    for (const Recipe& l : r.levels) {
+      if (!s.empty()) s += '/';
+      s += RecipeText(l);
+    }
     if (r.chunk_bytes == 0) return s;
     return "[" + s + "]@" + BytesText(r.chunk_bytes);
   }

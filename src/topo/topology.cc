@@ -177,7 +177,10 @@ std::string Topology::ShapeText() const {
   if (equal && round_robin) return nxr + ":rr";
   if (!BlockPlaced()) return "custom";
   std::string s;
-  for (const auto& rs : ranks_of_node) s += (s.empty() ? "" : "+") + std::to_string(rs.size());
+  for (const auto& rs : ranks_of_node) {
+    if (!s.empty()) s += '+';
+    s += std::to_string(rs.size());
+  }
   return s;
 }
 

@@ -62,9 +62,11 @@ Status ShmSegment::Create(MPI_Comm node_comm, uint64_t slot_bytes, std::shared_p
   int ok = 1;
   if (rank == 0) {
     std::snprintf(name, sizeof name, "/weft-%d-%d", static_cast<int>(getpid()), serial++);
-    // WEFT_FAULT=shm_grow:0 (node rank 0) makes every segment after the process's first fail,
-    // as a full /dev/shm would.
-    const bool injected = serial > 1 && FaultAt("shm_grow", rank);
+    // WEFT_FAULT=shm_grow:R makes every segment after the process's first fail on the node
+    // whose rank 0 is R in MPI_COMM_WORLD (* every node), as a full /dev/shm would.
+    int world_rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    const bool injected = serial > 1 && FaultAt("shm_grow", world_rank);
     const int fd = injected ? -1 : shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     ok = fd >= 0 && ftruncate(fd, static_cast<off_t>(seg->bytes_)) == 0;
     if (!ok) {
