@@ -20,6 +20,9 @@ struct Row {
   std::string best;      // the fastest recipe measured (chosen where none beat it)
   double best_us = 0;
   int candidates = 0;  // recipes measured besides the default
+  /// --regret: chosen_us / best_us as the sweep measured them, before a rival is timed again
+  /// (weft_tune.cc, Retime); 1 where the default's recipe was the sweep's fastest.
+  double sweep_regret = 1;
 };
 
 /// Winners as ranges: each point's winner holds from the geometric mean of it and the point
