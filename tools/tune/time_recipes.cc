@@ -104,11 +104,16 @@ bool TimeRecipes(Comm& comm, const CallShape& shape, const std::vector<sched::Re
   std::vector<std::vector<double>> per(plans.size());
   std::vector<double> mine(plans.size()), slowest(plans.size());
   for (int r = 0; r < reps; ++r) {
-    // Each turn starts with another plan: none always runs first after the barrier.
+    // Each turn starts with another plan: none always runs first after the barrier. A plan's
+    // turn begins with one call untimed, so it measures the plan's calls after its own, as an
+    // application's repeated call runs: at 32 MiB (one call a turn) a bcast's cma timed first
+    // after the other recipes took 5,700-6,700 us where its own turns of top-k took 3,000-4,600
+    // (bench/2026-12-04-regret-xeon), and the regret run then preferred shmpipe.
     for (size_t j = 0; j < plans.size(); ++j) {
       const size_t i = (j + r) % plans.size();
+      double warm = 0;
       MPI_Barrier(comm.mpi);
-      if (!run(plans[i].get(), iters, &mine[i])) return false;
+      if (!run(plans[i].get(), 1, &warm) || !run(plans[i].get(), iters, &mine[i])) return false;
     }
     MPI_Allreduce(mine.data(), slowest.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX,
                   comm.mpi);
