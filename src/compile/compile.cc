@@ -80,7 +80,9 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bo
     if (every) {
       add("oneshot", {});
       add("shmpipe", {});
-      if (spec.coll == Coll::kGather || spec.coll == Coll::kScatter) add("cma", {});
+      // cma serves allgather and alltoall too: the rule above never picks it for them, but a
+      // tuner measuring every candidate must see it (the bcast's was added above).
+      if (spec.coll != Coll::kBroadcast) add("cma", {});
     } else if (out.empty()) {
       if (largest <= OneShotMaxBytes(spec.coll)) {
         add("oneshot", {});

@@ -22,7 +22,7 @@ struct Recipe {
   uint64_t chunk_bytes = 0;  // 0: no chunking (hierarchical: of the whole composition)
   /// Hierarchical (generator kHierarchical): the node level's recipe, then the network
   /// level's; text "NODE/NET", e.g. rexch:-4,4/ring. Empty for a one-level recipe.
-  std::vector<Recipe> levels;
+  std::vector<Recipe> levels = {};
   bool operator==(const Recipe& o) const {
     return generator == o.generator && factors == o.factors && chunk_bytes == o.chunk_bytes &&
            levels == o.levels;
