@@ -75,12 +75,12 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
     WEFT_TRACE(kColl, "%s: native MPI (%s)", sched::SpecText(spec).c_str(), why.c_str());
     return weftSuccess;
   }
-  if (env.node_shared_memory && !comm.has_node_segment()) {
-    // This node's segment failed to grow (the other nodes' may not have): its node level runs
-    // point-to-point, with the same network messages as every other node expects.
+  if (env.node_shared_memory && comm.node_segment_failed()) {
+    // This node's segment could not be made or grown (the other nodes' may have been): its
+    // node level runs point-to-point, with the same network messages every other node expects.
     const sched::Recipe p2p = sched::PointToPointNodeLevel(spec, recipe, comm.rank);
     if (!(p2p == recipe)) {
-      WEFT_INFO(kColl, "%s: this node's segment did not grow: %s runs as %s",
+      WEFT_INFO(kColl, "%s: no segment on this node: %s runs as %s",
                 sched::SpecText(spec).c_str(), sched::RecipeText(recipe).c_str(),
                 sched::RecipeText(p2p).c_str());
       recipe = p2p;

@@ -124,7 +124,9 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     const uint64_t hw = wisdom ? hash62(weft::tune::SectionText(*wisdom)) : 0;
     const int lo = static_cast<int>(h & 0x7fffffff), hi = static_cast<int>(h >> 31);
     const int wlo = static_cast<int>(hw & 0x7fffffff), whi = static_cast<int>(hw >> 31);
-    int net[10] = {static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_GBITS, 1, 1 << 20)),
+    // The last entry: whether every rank allows shared memory (WEFT_SHM), which decides
+    // whether hierarchical recipes may run their node level over the node's segment.
+    int net[11] = {static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_GBITS, 1, 1 << 20)),
                    static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_LATENCY_US, 0, 1 << 20)),
                    lo,
                    hi,
@@ -133,8 +135,9 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
                    wlo,
                    whi,
                    -wlo,
-                   -whi};
-    err = PMPI_Allreduce(MPI_IN_PLACE, net, 10, MPI_INT, MPI_MIN, comm->mpi);
+                   -whi,
+                   params.WEFT_SHM != 0 ? 1 : 0};
+    err = PMPI_Allreduce(MPI_IN_PLACE, net, 11, MPI_INT, MPI_MIN, comm->mpi);
     if (err != MPI_SUCCESS) {
       comm->FailMpi(err, "weftCommInitMPI: agreeing on WEFT_NET_GBITS");
       SetThreadLastError(comm->LastError());
@@ -145,6 +148,12 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     comm->net_gbits = net[0];
     comm->net_latency_us = net[1];
     comm->selection_knobs_agreed = net[2] == -net[4] && net[3] == -net[5];
+    // Across nodes the segments are made at the first execution that needs one (by every rank
+    // of the node, which all run it), not here: a communicator that never runs a node level
+    // over shared memory makes none. A node whose segment cannot be made builds its node level
+    // point-to-point (TryBuildCompiled, CompiledColl::RebuildWithoutSegment), with the network
+    // messages the other nodes expect, so the ranks need not agree on it beforehand.
+    comm->nodes_share_memory = comm->topo.num_nodes() > 1 && net[10] != 0;
     // MPI does not match a blocking collective with a nonblocking one: only where every rank
     // polls.
     comm->native_waits_poll = comm->selection_knobs_agreed && params.WEFT_NATIVE_WAIT == "poll";
@@ -196,21 +205,12 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     const int cpus = CPU_COUNT(&all);
     comm->node_oversubscribed = cpus > 0 && node_ranks > cpus;
   }
-  // The segment is made here, where every rank is: whether shared memory works is then known
-  // before any program is built (and grows later at executions, which all ranks share).
-  if (comm->topo.num_nodes() > 1) {
-    // A segment on every node (a one-rank node too: its node level runs over its own slot),
-    // and every rank learns whether all nodes have theirs, so that all choose alike.
-    int ok = 0;
-    if (params.WEFT_SHM != 0) {
-      std::shared_ptr<ShmSegment> seg;
-      ok = comm->NodeSegment(kInitialSlotBytes, &seg) ? 1 : 0;
-    }
-    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm->mpi) != MPI_SUCCESS) ok = 0;
-    comm->nodes_share_memory = ok != 0;
-  } else if (params.WEFT_SHM != 0 && comm->size > 1) {
+  // On one node the segment is made here, where every rank is: whether shared memory works is
+  // then known before any program is built (and grows later at executions, which all ranks
+  // share). Across nodes it is made lazily (above).
+  if (comm->topo.num_nodes() == 1 && params.WEFT_SHM != 0 && comm->size > 1) {
     std::shared_ptr<ShmSegment> seg;
-    comm->NodeSegment(kInitialSlotBytes, &seg);
+    comm->NodeSegment(0, &seg);
     // Known (and logged at INFO) before the first call, whatever WEFT_SHM_STREAM says; with
     // auto, large executions reprobe.
     if (seg && !comm->node_oversubscribed) {
@@ -321,17 +321,20 @@ bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment
   if (!shm_ || shm_->slot_bytes() < slot_bytes) {
     std::string why;
     std::shared_ptr<weft::ShmSegment> seg;
-    if (weft::ShmSegment::Create(node_comm, slot_bytes, &seg, &why) != weftSuccess) {
+    // A first segment has room for oneshot's default calls, so small programs do not each grow
+    // it (across nodes the first is made by the first program that needs one).
+    const uint64_t bytes = shm_ ? slot_bytes : std::max(slot_bytes, weft::kInitialSlotBytes);
+    if (weft::ShmSegment::Create(node_comm, bytes, &seg, &why) != weftSuccess) {
       shm_failed_ = true;
-      if (shm_) {
+      if (shm_ || topo.num_nodes() > 1) {
         // Growing failed (on every rank of the node: Create agrees): the program of this call
         // is built again without the segment (CompiledColl::RebuildWithoutSegment), as a
         // plan's is at its next start, and the cached programs built for shared memory go, so
         // that later blocking calls are built anew for point-to-point schedules.
         WEFT_WARN(kColl,
-                  "cannot grow the shared-memory segment to %llu-byte slots (%s): this call and "
+                  "cannot %s the shared-memory segment with %llu-byte slots (%s): this call and "
                   "later ones run point-to-point schedules",
-                  static_cast<unsigned long long>(slot_bytes), why.c_str());
+                  shm_ ? "grow" : "make", static_cast<unsigned long long>(bytes), why.c_str());
         programs_stale.store(true, std::memory_order_release);
       } else {
         WEFT_INFO(kColl, "no shared-memory segment (%s): point-to-point schedules only",

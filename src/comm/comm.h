@@ -90,10 +90,11 @@ struct weftComm final : public weft::CommLink {
   /// Set by tools (weft-tune) identically on every rank: the recipe every compiled collective
   /// it applies to uses, before WEFT_RECIPE, WEFT_TUNE and wisdom. Changing it clears `cache`.
   std::shared_ptr<const weft::sched::Recipe> tool_recipe;
-  /// The ranks span nodes and every node made its segment at creation (agreed by every rank):
-  /// hierarchical recipes may run their node level over it (sched::GenEnv::node_shared_memory).
-  /// A node whose segment later fails to grow builds its node level point-to-point instead,
-  /// which sends the same network messages (TryBuildCompiled, coll/compiled_coll.cc).
+  /// The ranks span nodes and every rank allows shared memory (WEFT_SHM, agreed at creation):
+  /// hierarchical recipes may run their node level over each node's segment
+  /// (sched::GenEnv::node_shared_memory), which the first execution that needs it makes. A node
+  /// whose segment cannot be made or grown builds its node level point-to-point instead, which
+  /// sends the same network messages (TryBuildCompiled, coll/compiled_coll.cc).
   bool nodes_share_memory = false;
   int net_gbits = 100;
   int net_latency_us = 2;
@@ -167,9 +168,11 @@ struct weftComm final : public weft::CommLink {
   /// WEFT_SHM_STREAM as read when this communicator was made: -1 auto (the placement probe
   /// decides), 0 never, 1 always.
   int slot_store_mode() const { return slot_store_mode_; }
-  /// This rank's node has a segment (made when the communicator was created, WEFT_SHM=1) and
-  /// no later growth failed.
+  /// This rank's node has a segment (on one node made when the communicator was created,
+  /// WEFT_SHM=1; across nodes at the first execution that needs it) and none failed since.
   bool has_node_segment() const { return shm_ != nullptr && !shm_failed_; }
+  /// Making or growing this node's segment failed: its programs run without it from then on.
+  bool node_segment_failed() const { return shm_failed_; }
   /// Every rank is on one node and the node has its segment: the shared-memory schedules may
   /// be chosen for the whole call.
   bool one_node_segment() const { return topo.num_nodes() == 1 && has_node_segment(); }

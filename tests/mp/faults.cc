@@ -98,6 +98,11 @@ void ShmGrow(mpt::Report& report, int size) {
   }
   const size_t n = 1 << 20;  // 8 MiB of doubles: slots of 1 MiB windows, past the first segment
   std::vector<double> a(n, 1.0), b(n, 0.0), c(n, 0.0);
+  // A small call first: across nodes it makes the first segment (lazily), which the large
+  // call must then grow.
+  double one = 1.0;
+  weftResult_t r0 = weftAllReduce(&one, &one, 1, weftDouble, weftSum, comm, nullptr);
+  report.Case(r0 == weftSuccess && one == size, "a small call first", weftGetLastError(comm));
   // Made before the failure, for the segment: its starts find it gone.
   weftPlan_t plan = nullptr;
   weftResult_t r = weftAllReduceInit(a.data(), c.data(), n, weftDouble, weftSum, comm, &plan);
