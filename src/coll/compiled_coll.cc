@@ -80,9 +80,8 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
     // node level runs point-to-point, with the same network messages every other node expects.
     const sched::Recipe p2p = sched::PointToPointNodeLevel(spec, recipe, comm.rank);
     if (!(p2p == recipe)) {
-      WEFT_INFO(kColl, "%s: no segment on this node: %s runs as %s",
-                sched::SpecText(spec).c_str(), sched::RecipeText(recipe).c_str(),
-                sched::RecipeText(p2p).c_str());
+      WEFT_INFO(kColl, "%s: no segment on this node: %s runs as %s", sched::SpecText(spec).c_str(),
+                sched::RecipeText(recipe).c_str(), sched::RecipeText(p2p).c_str());
       recipe = p2p;
     }
   }
@@ -92,7 +91,7 @@ Status TryBuildCompiled(Comm& comm, const CollArgs& args, std::unique_ptr<Compil
   if (env.zero_copy) c->set_zero_copy();
   c->in_place_rereads_ = 2 * SendBytesRead(c->bytecode) >= c->bytecode.recv_bytes;
   if (c->uses_node_) {
-    c->build_args_ = std::make_unique<CollArgs>(args);
+    c->build_args_ = args;
     c->build_args_->v = nullptr;  // v-collectives are not built here (only their shape matters)
   }
   WEFT_INFO(kColl, "%s: recipe %s (%s), %zu instructions", sched::SpecText(spec).c_str(),
@@ -202,7 +201,7 @@ WEFT_HOT Status CompiledColl::ClaimNodeSegment(Comm& comm) {
 
 Status CompiledColl::RebuildWithoutSegment(Comm& comm) {
   std::unique_ptr<CompiledColl> fresh;
-  if (build_args_ != nullptr) WEFT_CHECK(TryBuildCompiled(comm, *build_args_, &fresh));
+  if (build_args_) WEFT_CHECK(TryBuildCompiled(comm, *build_args_, &fresh));
   if (fresh == nullptr || fresh->uses_node_) {  // native MPI would be chosen: not this object's
     return comm.Fail(weftSystemError,
                      "compiled %s: no shared-memory segment with %llu-byte slots (see the log "

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "call/coll_args.h"
@@ -108,7 +109,7 @@ class CompiledColl {
   bool uses_node_;
   uint64_t slot_bytes_;
   /// The shape TryBuildCompiled built this from (null for programs built otherwise).
-  std::unique_ptr<CollArgs> build_args_;
+  std::optional<CollArgs> build_args_;
   // In place, the program reads at least half the receive buffer's bytes (from its send space)
   // before overwriting them: its results stay plain stores (Buffers). Set at build.
   bool in_place_rereads_ = false;

@@ -327,10 +327,11 @@ bool weftComm::NodeSegment(uint64_t slot_bytes, std::shared_ptr<weft::ShmSegment
     if (weft::ShmSegment::Create(node_comm, bytes, &seg, &why) != weftSuccess) {
       shm_failed_ = true;
       if (shm_ || topo.num_nodes() > 1) {
-        // Growing failed (on every rank of the node: Create agrees): the program of this call
-        // is built again without the segment (CompiledColl::RebuildWithoutSegment), as a
-        // plan's is at its next start, and the cached programs built for shared memory go, so
-        // that later blocking calls are built anew for point-to-point schedules.
+        // Making (across nodes) or growing failed, on every rank of the node (Create agrees):
+        // the program of this call is built again without the segment
+        // (CompiledColl::RebuildWithoutSegment), as a plan's is at its next start, and the
+        // cached programs built for shared memory go, so that later blocking calls are built
+        // anew for point-to-point schedules.
         WEFT_WARN(kColl,
                   "cannot %s the shared-memory segment with %llu-byte slots (%s): this call and "
                   "later ones run point-to-point schedules",

@@ -123,33 +123,37 @@ bool Parse(int argc, char** argv, Options* o, std::string* err) {
   return true;
 }
 
-// Tuning keeps the default choice unless another recipe beats it by 5% twice: in the sweep and
-// again alone against it with twice the turns. On this 2-core machine the median of one
-// recipe moved by up to 34% between two sweeps (bench/2026-12-02-tuning/oneshot-cutoff), so a
-// winner of one sweep alone would often be noise. False only on a failure.
-// The candidates named chosen and winner, in that order (fewer where one is not a candidate).
-std::vector<sched::Recipe> PairOf(const std::vector<sched::RankedRecipe>& cands,
-                                  const std::string& chosen, const std::string& winner) {
+// Times the default's recipe and a rival again, alone against each other, with twice the
+// turns: *t as TimeRecipes gives it ([1] the default's recipe, [2] the rival), or empty where
+// either is not a candidate (the sweep's times then stand). False only on a failure.
+bool TimeAgain(Comm& comm, const CallShape& shape, const std::vector<sched::RankedRecipe>& cands,
+               const std::string& chosen, const std::string& rival, const Options& o,
+               std::vector<Timing>* t) {
+  t->clear();
   std::vector<sched::Recipe> pair;
-  for (const std::string& text : {chosen, winner}) {
+  for (const std::string& text : {chosen, rival}) {
     for (const sched::RankedRecipe& c : cands) {
       if (sched::RecipeText(c.recipe) == text) pair.push_back(c.recipe);
     }
   }
-  return pair;
-}
-
-bool Confirm(Comm& comm, const CallShape& shape, const std::vector<sched::RankedRecipe>& cands,
-             const std::string& chosen, const std::string& winner, const Options& o, Row* r) {
-  const std::vector<sched::Recipe> pair = PairOf(cands, chosen, winner);
-  if (pair.size() != 2) return true;  // the choice is not a candidate: keep it
-  std::vector<Timing> t;
+  if (pair.size() != 2) return true;
   std::string err;
-  if (!TimeRecipes(comm, shape, pair, 2 * o.reps, o.turn_us, &t, &err)) {
+  if (!TimeRecipes(comm, shape, pair, 2 * o.reps, o.turn_us, t, &err)) {
     std::fprintf(stderr, "weft-tune: rank %d: %s\n", comm.rank, err.c_str());
     return false;
   }
-  if (t[2].us < 0.95 * t[1].us) {
+  return true;
+}
+
+// Tuning keeps the default choice unless another recipe beats it by 5% twice: in the sweep and
+// again alone against it with twice the turns. On this 2-core machine the median of one
+// recipe moved by up to 34% between two sweeps (bench/2026-12-02-tuning/oneshot-cutoff), so a
+// winner of one sweep alone would often be noise. False only on a failure.
+bool Confirm(Comm& comm, const CallShape& shape, const std::vector<sched::RankedRecipe>& cands,
+             const std::string& chosen, const std::string& winner, const Options& o, Row* r) {
+  std::vector<Timing> t;
+  if (!TimeAgain(comm, shape, cands, chosen, winner, o, &t)) return false;
+  if (!t.empty() && t[2].us < 0.95 * t[1].us) {
     r->chosen_us = t[1].us;
     r->best = winner;
     r->best_us = t[2].us;
@@ -157,21 +161,16 @@ bool Confirm(Comm& comm, const CallShape& shape, const std::vector<sched::Ranked
   return true;
 }
 
-// Regret of a row whose sweep found a faster recipe than the default's: the two are timed
-// again, alone, with twice the turns, and the row keeps those times. The fastest of k medians
-// of one sweep is biased low (each median is noisy, and the minimum picks the luckiest), so
-// the sweep picks the rival and an independent timing measures it; the sweep's own ratio stays
-// in r->sweep_regret. False only on a failure.
+// Regret of a row whose sweep found a faster recipe than the default's: the row keeps the
+// times of the two timed again. The fastest of k medians of one sweep is biased low (each
+// median is noisy, and the minimum picks the luckiest), so the sweep picks the rival and an
+// independent timing measures it; the sweep's own ratio stays in r->sweep_regret. False only
+// on a failure.
 bool Retime(Comm& comm, const CallShape& shape, const std::vector<sched::RankedRecipe>& cands,
             const Options& o, Row* r) {
-  const std::vector<sched::Recipe> pair = PairOf(cands, r->chosen, r->best);
-  if (pair.size() != 2) return true;  // the choice is not a candidate: the sweep's times stand
   std::vector<Timing> t;
-  std::string err;
-  if (!TimeRecipes(comm, shape, pair, 2 * o.reps, o.turn_us, &t, &err)) {
-    std::fprintf(stderr, "weft-tune: rank %d: %s\n", comm.rank, err.c_str());
-    return false;
-  }
+  if (!TimeAgain(comm, shape, cands, r->chosen, r->best, o, &t)) return false;
+  if (t.empty()) return true;
   r->chosen_us = t[1].us;
   if (t[2].us < t[1].us) {
     r->best_us = t[2].us;
@@ -348,8 +347,8 @@ int Main(int argc, char** argv) {
         return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
       };
       std::printf(
-          "# the sweep's own ratios (fastest of all the medians, biased low): median "
-          "%.3f max %.3f\n",
+          "# the sweep's own ratios (against its fastest median, which is biased low): "
+          "median %.3f max %.3f\n",
           Median(sweep), max_of(sweep));
       std::printf("regret: median %.3f max %.3f rows %zu\n", Median(r), max_of(r), r.size());
     } else {
