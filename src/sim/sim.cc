@@ -8,6 +8,7 @@
 
 #include "exec/kway_reduce.h"
 #include "sched/ir/text.h"
+#include "sim/link_calendar.h"
 #include "sim/reference.h"
 
 namespace weft::sim {
@@ -37,7 +38,7 @@ struct Rank {
 class Engine {
  public:
   Engine(const sched::CollSpec& spec, const std::vector<ir::Program>& ps, const SimOptions& o)
-      : spec_(spec), ps_(ps), opt_(o), P_(spec.nranks), ranks_(P_), nic_free_(P_), rx_free_(P_) {}
+      : spec_(spec), ps_(ps), opt_(o), P_(spec.nranks), ranks_(P_), nic_free_(P_), rx_(P_) {}
 
   SimResult Run();
 
@@ -96,7 +97,8 @@ class Engine {
   SimOptions opt_;
   int P_;
   std::vector<Rank> ranks_;
-  std::vector<double> nic_free_, rx_free_;
+  std::vector<double> nic_free_;
+  std::vector<LinkCalendar> rx_;  // each rank's receive link
   std::vector<Message> msgs_;
   std::unordered_map<uint64_t, std::pair<std::deque<int>, std::deque<int>>> chan_;  // sends, recvs
   std::vector<std::vector<unsigned char>> arena_, shm_, inputs_;
@@ -223,8 +225,7 @@ void Engine::Match(Message& m) {
   if (tier.Rendezvous(m.send_bytes)) {
     arrival = std::max(arrival, m.recv_post + tier.latency_us + wire) + tier.rendezvous_us;
   }
-  const double rx_start = std::max(rx_free_[m.dst], arrival - wire);
-  rx_free_[m.dst] = rx_start + wire;
+  const double rx_start = rx_[m.dst].Book(arrival - wire, wire);
   m.done = std::max(rx_start + wire, m.recv_post);
 }
 
@@ -250,7 +251,8 @@ bool Engine::Step(int r) {
           KWayReduce(Resolve(r, in.dst), srcs.data(), static_cast<int>(srcs.size()),
                      in.bytes / sched::ElemBytes(spec_), spec_.dtype, in.redop);
         }
-        st.clock += opt_.model.ReduceUs(in.bytes * in.srcs.size(), spec_.dtype);
+        st.clock +=
+            opt_.model.ReduceUs(in.bytes * in.srcs.size(), spec_.dtype);
         break;
       }
       case Opcode::kSend:

@@ -1,0 +1,58 @@
+// The simulator's receive links book each message into the earliest free gap, so a prediction
+// does not depend on the order in which the engine happens to match messages.
+#include "sim/link_calendar.h"
+
+#include <gtest/gtest.h>
+
+#include "compile/compile.h"
+#include "sim/sim.h"
+#include "sim_families.h"
+
+namespace weft::simtest {
+namespace {
+
+TEST(LinkCalendar, AnEarlyMessageBookedLateFillsTheGapBeforeALaterOne) {
+  sim::LinkCalendar link;
+  EXPECT_DOUBLE_EQ(link.Book(10, 5), 10);  // matched first, arrives at 10
+  EXPECT_DOUBLE_EQ(link.Book(0, 5), 0);    // matched second, arrived at 0: before it
+  EXPECT_DOUBLE_EQ(link.Book(2, 6), 15);   // the gap from 5 to 10 is too short for 6
+  EXPECT_DOUBLE_EQ(link.Book(2, 5), 5);    // and just long enough for 5
+  EXPECT_DOUBLE_EQ(link.Book(20, 1), 21);  // [10, 21) is busy now
+  EXPECT_DOUBLE_EQ(link.Book(0, 0), 0);    // nothing to carry books nothing
+}
+
+TEST(LinkCalendar, BackToBackBookingsMergeIntoOneInterval) {
+  sim::LinkCalendar link;
+  for (int i = 0; i < 1000; ++i) link.Book(0, 1);
+  EXPECT_EQ(link.intervals(), 1u);
+  EXPECT_DOUBLE_EQ(link.Book(0, 1), 1000);
+}
+
+// Where each node's link is the bound, more rounds in flight must not be predicted slower.
+// With one "free from" time per receive link, the node-aware alltoall at 4 x 64 ranks (1 KiB
+// blocks, 200 Gbit/s, no latency) was predicted at 917 us with four rounds per waitall and
+// 594 with one, against 503 us of bytes on each node's link.
+TEST(LinkCalendar, RoundsInFlightDoNotSlowALinkBoundAlltoall) {
+  sched::CollSpec spec;
+  spec.coll = sched::Coll::kAllToAll;
+  spec.nodes = Shape("4x64");
+  spec.nranks = spec.nodes->nranks;
+  spec.count = 1024;
+  spec.dtype = weftInt8;
+  sim::SimOptions opt;
+  opt.model.nodes = spec.nodes;
+  opt.model.inter.gbytes_per_s = 25;
+  opt.model.inter.latency_us = 0;
+  opt.check_data = false;
+  auto predict = [&](int rounds) {
+    const sched::Recipe r{"nodea2a", {rounds}, 0};
+    return sim::Simulate(spec, sched::BuildAllPrograms(spec, r), opt).predicted_us;
+  };
+  const double one = predict(1), four = predict(4);
+  const double wire_us = 64.0 * 64 * 3 * 1024 / (25 * 1e3);  // one node's bytes out
+  EXPECT_LE(four, one * 1.001);
+  EXPECT_LT(four, 1.15 * wire_us) << "one round per waitall: " << one;
+}
+
+}  // namespace
+}  // namespace weft::simtest
