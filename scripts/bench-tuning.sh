@@ -41,29 +41,11 @@ config() {  # name ranks topology end factor launcher...
        {if (n != "") n++; print}' "$d/wisdom" > "$d/wisdom-params"
   step regret-calibrated.txt "$d/wisdom-params" --regret "${sizes[@]}" --csv "$d/regret-calibrated.csv"
   step regret-wisdom.txt "$d/wisdom" --regret "${sizes[@]}"
-  # Predicted against measured: point-to-point recipes (the simulator has no model of the
-  # shared-memory schedules' cache behaviour; docs/intra-node.md).
-  local topo_args=()
-  [ "$topo" = 1 ] || topo_args=(--topology "$topo")
-  {
-    echo "# weft-sim --wisdom $d/wisdom (calibrated parameters) against $d/regret-calibrated.csv"
-    printf "%-15s %10s  %-26s %12s %12s %9s\n" collective bytes recipe measured_us predicted_us pred/meas
-    tail -n +2 "$d/regret-calibrated.csv" | while IFS=, read -r coll bytes us model def recipe; do
-      recipe=${recipe//\"/}
-      [ "$def" = 0 ] || continue
-      case "$recipe" in oneshot|shmpipe*|cma*|zerocopy*) continue ;; esac
-      local p
-      p=$("$sim" "$coll" -p "$np" -n $((bytes / 4)) -d float --recipe "$recipe" "${topo_args[@]}" \
-            --wisdom "$d/wisdom" --mem-budget-mib 64 | sed -n 's/^predicted_us: //p')
-      awk -v c="$coll" -v b="$bytes" -v r="$recipe" -v m="$us" -v p="$p" \
-        'BEGIN { printf "%-15s %10d  %-26s %12.2f %12.2f %9.2f\n", c, b, r, m, p, p / m }'
-    done
-  } > "$d/sim-vs-measured.tmp"
-  { cat "$d/sim-vs-measured.tmp"
-    awk 'NR > 2 && !/^#/ { r = $NF; n++; if (r > 1.5 || r < 1 / 1.5) out++ }
-         END { printf "# %d of %d rows within 1.5x\n", n - out, n }' "$d/sim-vs-measured.tmp"
-  } > "$d/sim-vs-measured.txt"
-  rm -f "$d/sim-vs-measured.tmp"
+  # Predicted against measured: point-to-point recipes.
+  local topo_arg=""
+  [ "$topo" = 1 ] || topo_arg=$topo
+  "$WEFT_ROOT/scripts/sim-vs-measured.sh" "$sim" "$d/regret-calibrated.csv" "$d/wisdom" "$np" \
+    $topo_arg > "$d/sim-vs-measured.txt"
   echo "wrote $d/sim-vs-measured.txt"
 }
 configs=" ${BENCH_CONFIGS:-2ranks 4ranks-2vnodes cluster-2x1} "
