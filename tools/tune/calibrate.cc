@@ -12,6 +12,7 @@
 #include "core/dtype.h"
 #include "exec/reduce_kernels.h"
 #include "time_recipes.h"
+#include "tune/cost_model.h"
 
 namespace weft::tune_tool {
 namespace {
@@ -112,15 +113,23 @@ void MeasureTier(MPI_Comm comm, int me, int a, int b, double out[6]) {
     sizes.push_back(sz);
     t.push_back(run(kPingPong, sz, 40));
   }
+  // The bytes explain what the exchanges measured at that size: these sizes stay in cache.
+  // (At the memory rate, 3.3 GB/s on the Xeon VM, the 2 to 4 KiB step of Open MPI's
+  // shared-memory eager limit, 1.1 us, read as 0.45 and was not found.)
+  tune::LinkTier measured;
+  measured.gbytes_per_s = bw;
+  measured.cached_bytes = out[4];
+  measured.cached_gbytes_per_s = out[5];
   auto excess = [&](size_t lo, double t_lo, size_t hi, double t_hi) {
-    return (t_hi - t_lo) - (hi - lo) / (bw * 1e3);
+    return (t_hi - t_lo) - (hi / measured.Rate(hi) - lo / measured.Rate(lo)) / 1e3;
   };
+  // The largest step relative to the time before it: from 128 to 256 KiB the rate leaves the
+  // cache and adds more microseconds (7 against 1.6 on the Xeon VM) but a smaller share of the
+  // time (0.4 against 1.7), and took the search's place.
+  auto share = [&](size_t i) { return excess(sizes[i], t[i], sizes[i + 1], t[i + 1]) / t[i]; };
   size_t jump = 0;
   for (size_t i = 1; i + 1 < sizes.size(); ++i) {
-    if (excess(sizes[i], t[i], sizes[i + 1], t[i + 1]) >
-        excess(sizes[jump], t[jump], sizes[jump + 1], t[jump + 1])) {
-      jump = i;
-    }
+    if (share(i) > share(jump)) jump = i;
   }
   const double step = excess(sizes[jump], t[jump], sizes[jump + 1], t[jump + 1]);
   out[0] = lat;
