@@ -251,8 +251,7 @@ bool Engine::Step(int r) {
           KWayReduce(Resolve(r, in.dst), srcs.data(), static_cast<int>(srcs.size()),
                      in.bytes / sched::ElemBytes(spec_), spec_.dtype, in.redop);
         }
-        st.clock +=
-            opt_.model.ReduceUs(in.bytes * in.srcs.size(), spec_.dtype);
+        st.clock += opt_.model.ReduceUs(in.bytes * in.srcs.size(), spec_.dtype);
         break;
       }
       case Opcode::kSend:
@@ -374,6 +373,8 @@ SimResult Engine::Run() {
     return res_;
   }
   if (opt_.check_data) Allocate();
+  // Every rank starts its program after the call's own cost (the model's call overhead).
+  for (Rank& st : ranks_) st.clock = opt_.model.call_overhead_us;
   for (;;) {
     bool progress = false, all_done = true;
     for (int r = 0; r < P_; ++r) {

@@ -15,7 +15,7 @@ double LinkTier::Rate(uint64_t bytes) const {
 }
 
 double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
-  double total = 0, latency = 0, wire_out = 0, wire_in = 0;
+  double total = m.call_overhead_us, latency = 0, wire_out = 0, wire_in = 0;
   int messages = 0;
   auto close_round = [&] {
     total += latency + std::max(wire_out, wire_in) + messages * m.message_overhead_us;

@@ -32,6 +32,7 @@ const ParamField kParams[] = {
     {"inter.cached_gbytes_per_s", [](CostModel& m) { return &m.inter.cached_gbytes_per_s; }, 1e5},
     {"message_overhead_us", [](CostModel& m) { return &m.message_overhead_us; }, 1e6},
     {"counter_wait_us", [](CostModel& m) { return &m.counter_wait_us; }, 1e6},
+    {"call_overhead_us", [](CostModel& m) { return &m.call_overhead_us; }, 1e6},
     {"copy_gbytes_per_s", [](CostModel& m) { return &m.copy_gbytes_per_s; }, 1e5},
     {"reduce_gbytes_per_s", [](CostModel& m) { return &m.reduce_gbytes_per_s; }, 1e5},
     {"reduce_half_gbytes_per_s", [](CostModel& m) { return &m.reduce_half_gbytes_per_s; }, 1e5},

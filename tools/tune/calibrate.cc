@@ -13,6 +13,7 @@
 #include "exec/reduce_kernels.h"
 #include "time_recipes.h"
 #include "tune/cost_model.h"
+#include "weft/weft.h"
 
 namespace weft::tune_tool {
 namespace {
@@ -173,6 +174,52 @@ double MessageOverheadUs(MPI_Comm comm, int me, int a, int b) {
   return std::max(0.0, (Median(many) - Median(one)) / 63);
 }
 
+// What a weft call costs beyond the messages it makes: between ranks a and b alone (a weft
+// communicator of the two), an allreduce of 8 B with one exchange (rexch:2) against the same
+// exchange in MPI (Irecv, Isend, Waitall), each timed as a loop of calls in turns, the slower
+// rank's time per call, median of the turns. -1 off the pair or where it cannot be measured.
+double CallOverheadUs(MPI_Comm comm, int me, int a, int b) {
+  MPI_Comm pair;
+  MPI_Comm_split(comm, me == a || me == b ? 0 : MPI_UNDEFINED, me, &pair);
+  if (pair == MPI_COMM_NULL) return -1;
+  const int peer = me == a ? 1 : 0;
+  constexpr int kTurns = 9;
+  constexpr double kTurnUs = 2000;
+  std::vector<double> raw;
+  float out[2] = {1, 2}, in[2];
+  int iters = 100;
+  for (int turn = 0; turn < kTurns + 1; ++turn) {
+    MPI_Barrier(pair);
+    const double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) {
+      MPI_Request r[2];
+      MPI_Irecv(in, 8, MPI_BYTE, peer, 5, pair, &r[0]);
+      MPI_Isend(out, 8, MPI_BYTE, peer, 5, pair, &r[1]);
+      MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    }
+    double us = (MPI_Wtime() - t0) * 1e6 / iters, slowest = 0;
+    MPI_Allreduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, pair);
+    if (turn == 0) {  // the first turn sizes the others, as TimeRecipes does
+      iters = std::clamp(static_cast<int>(kTurnUs / std::max(slowest, 0.1)), 1, 2000);
+    } else {
+      raw.push_back(slowest);
+    }
+  }
+  double us = -1;
+  weftComm_t w = nullptr;
+  if (weftCommInitMPI(&w, pair) == weftSuccess) {
+    const CallShape shape{CollKind::kAllReduce, 2, weftFloat32};
+    std::vector<Timing> t;
+    std::string err;
+    if (TimeRecipes(*w, shape, {sched::Recipe{"rexch", {2}, 0}}, kTurns, kTurnUs, &t, &err)) {
+      us = std::max(0.0, t[1].us - Median(raw));
+    }
+    weftCommDestroy(w);
+  }
+  MPI_Comm_free(&pair);
+  return us;
+}
+
 // Half the round trip of a counter in shared memory between local ranks 0 and 1 of this
 // machine (MPI's shared-memory split); -1 where there is no second rank.
 double CounterWaitUs(MPI_Comm world) {
@@ -262,7 +309,7 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   }
   // v: values measured on rank 0 (the first rank of each measured pair), broadcast.
   // -1: not measured (no such pair), and the model keeps its default.
-  constexpr int kN = 17;
+  constexpr int kN = 18;
   double v[kN];
   std::fill(v, v + kN, -1.0);
   for (int tier = 0; tier < 2; ++tier) {
@@ -278,6 +325,11 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   if (pair >= 0) {
     const double o = MessageOverheadUs(c, me, 0, pair);
     if (me == 0) v[12] = o;
+  }
+  QuietBarrier(c);
+  if (pair >= 0) {
+    const double call = CallOverheadUs(c, me, 0, pair);
+    if (me == 0) v[17] = call;
   }
   QuietBarrier(c);
   const double cw = CounterWaitUs(c);
@@ -296,12 +348,12 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   }
   MPI_Bcast(v, kN, MPI_DOUBLE, 0, c);
   static const char* const kNames[kN] = {
-      "intra.latency_us",    "intra.gbytes_per_s",      "intra.eager_bytes",
-      "intra.rendezvous_us", "intra.cached_bytes",      "intra.cached_gbytes_per_s",
-      "inter.latency_us",    "inter.gbytes_per_s",      "inter.eager_bytes",
-      "inter.rendezvous_us", "inter.cached_bytes",      "inter.cached_gbytes_per_s",
-      "message_overhead_us", "counter_wait_us",         "copy_gbytes_per_s",
-      "reduce_gbytes_per_s", "reduce_half_gbytes_per_s"};
+      "intra.latency_us",    "intra.gbytes_per_s",       "intra.eager_bytes",
+      "intra.rendezvous_us", "intra.cached_bytes",       "intra.cached_gbytes_per_s",
+      "inter.latency_us",    "inter.gbytes_per_s",       "inter.eager_bytes",
+      "inter.rendezvous_us", "inter.cached_bytes",       "inter.cached_gbytes_per_s",
+      "message_overhead_us", "counter_wait_us",          "copy_gbytes_per_s",
+      "reduce_gbytes_per_s", "reduce_half_gbytes_per_s", "call_overhead_us"};
   static const char* const kHow[kN] = {
       "8 B ping-pong, half round trip, rank 0 and a rank of its node",
       "16 MiB exchanged both ways at once, bytes over (time - latency)",
@@ -319,7 +371,9 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
       "shared-memory counter handed between two ranks, half round trip",
       "memcpy on every rank at once, buffers twice the last-level cache",
       "reduce kernel on every rank at once, fp32 sum, out of cache, bytes read",
-      "reduce kernel on every rank at once, fp16 sum, bytes read"};
+      "reduce kernel on every rank at once, fp16 sum, bytes read",
+      "8 B allreduce by one exchange (rexch:2) on a weft communicator of the pair, against the "
+      "same exchange in MPI, per call in a loop"};
   std::vector<tune::WisdomParam> out;
   for (int i = 0; i < kN; ++i) {
     if (v[i] < 0) {

@@ -11,6 +11,8 @@
 //   message_overhead_us   64 small sends posted at once against one: the extra time per send
 //   counter_wait_us       a counter in MPI shared memory handed back and forth between two
 //       ranks of one machine: half the round trip (what a node phase's wait costs)
+//   call_overhead_us      rank 0 and its partner on a weft communicator of their own: an 8 B
+//       allreduce by one exchange (rexch:2) against the same exchange in MPI, per call
 //   copy_gbytes_per_s     memcpy of buffers twice the last-level cache, on every rank at once
 //       (a collective's ranks share the machine's memory bandwidth); rank 0's rate
 //   reduce_gbytes_per_s / reduce_half_gbytes_per_s   weft's reduce kernel (sum, one such
