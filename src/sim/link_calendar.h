@@ -1,10 +1,10 @@
-// A rank's receive link in the simulator: the times it is busy taking in messages. The engine
-// matches messages in the order its ranks happen to run, not in time order, so a message that
-// arrives early may be matched after one that arrives later. Booked into a single "free from"
-// time, the early message then waited behind the late one: at 4 nodes x 64 ranks the
-// node-aware alltoall of 1 KiB blocks was predicted at 917 us with three rounds in flight and
-// 594 with one, against 503 us of bytes on each node's link. Booking the earliest gap instead
-// makes the prediction independent of the matching order.
+// A link in the simulator (a rank's receive side, a node's network link out or in): the times
+// it is busy. The engine posts and matches messages in the order its ranks happen to run, not
+// in time order, so a message that arrives early may be matched after one that arrives later.
+// Booked into a single "free from" time, the early message then waited behind the late one: at 4
+// nodes x 64 ranks the node-aware alltoall of 1 KiB blocks was predicted at 917 us with three
+// rounds in flight and 594 with one, against 503 us of bytes on each node's link. Booking the
+// earliest gap instead makes the prediction independent of the matching order.
 #pragma once
 
 #include <cstddef>

@@ -60,7 +60,8 @@ struct CostModel {
   /// Measured on the namespace cluster (2 hosts x 2 ranks, 10 Gbit/s): rexch:-2,-2,2,2, which
   /// pairs inside the node first and puts S on the link, ran allreduce faster from
   /// 256 KiB (1.1-1.9x in three runs each) than rexch:-4,4 (2S on the link), which the model
-  /// preferred without the share.
+  /// preferred without the share. (weft-sim's replay books each node's link instead, so a
+  /// message that crosses alone gets all of it.)
   int LinkSharers() const { return nodes ? nodes->MaxNodeSize() : 1; }
   const LinkTier& Tier(int a, int b) const {
     return !nodes || nodes->node_of_rank[a] == nodes->node_of_rank[b] ? intra : inter;
