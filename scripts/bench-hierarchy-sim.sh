@@ -9,10 +9,14 @@ sim=$1/tools/sim/weft-sim
 out=$2
 mkdir -p "$out"
 # Network parameter sets. "default": weft's model as shipped (100 Gbit/s node link, 2 us,
-# no per-message link cost). "efa-fit": 100 Gbit/s, 15 us, and 0.12 us of link time per
-# message: the message cost fitted so that the flat pairwise alltoall at 64 B reproduces the
-# 15,613 us HAN's authors measured for their flat algorithm on 32 x 64 (EFA, 64-core nodes).
-declare -A nets=([default]="" [efa-fit]="--net-gbits 100 --net-latency-us 15 --net-message-us 0.12")
+# no per-message link cost). "han-cluster": the cluster of HAN's measurements (Open MPI PR
+# 12387: 32 hpc7g / hpc6id instances, 64 cores each, 200 Gbit/s EFA by the instances'
+# datasheet); 7.5 us latency, fitted so that Open MPI's pairwise exchange, one exchange a round
+# (weft's pairwise:1), reproduces the 15,613 us HAN's authors measured for their flat
+# algorithm at 64 B (2,047 rounds of 7.6 us); no per-message link time (HAN's own 435 us at
+# 64 B, over the 330 us that node's 7.9 MiB take at 200 Gbit/s, leaves at most 0.05 us for
+# each of its 1,984 messages a node).
+declare -A nets=([default]="" [han-cluster]="--net-gbits 200 --net-latency-us 7.5")
 
 radices() {  # "-4,-4,-2,2,4,4": reduce_scatter and allgather radices up to 4 over $1 ranks
   local n=$1 f=() r
@@ -32,20 +36,27 @@ predict() {  # args for weft-sim -> predicted microseconds (or FAIL)
     awk '/^predicted_us:/ {p=$2} /^FAIL|usage/ {p="FAIL"} END {print (p == "" ? "n/a" : p)}'
 }
 
-for net in default efa-fit; do
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b + 0 > 0) printf "%.2f", a / b; else print "n/a"}'; }
+
+for net in default han-cluster; do
   f="$out/alltoall-32x64-$net.md"
   {
     echo "# alltoall at 32 nodes x 64 ranks, predicted (weft-sim, network: $net ${nets[$net]})"
     echo
-    echo "| block | pairwise:4 us | bruck us | nodea2a:4 us | pairwise / nodea2a |"
-    echo "|---|---|---|---|---|"
+    echo "| block | weft's choice | its us | pairwise:1 us | pairwise:4 us | bruck us |" \
+      "nodea2a:4 us | pairwise:1 / nodea2a | pairwise:4 / nodea2a |"
+    echo "|---|---|---|---|---|---|---|---|---|"
   } > "$f"
   for n in 1 64 1024 8192 65536; do
+    plan=$("${sim%/sim/weft-sim}/plan/weft-plan" alltoall -p 2048 -n $n -d int8 --topology 32x64 \
+      ${nets[$net]} | awk '/^recipe:/ {print $2}')
+    ch=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe "$plan" ${nets[$net]})
+    p1=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe pairwise:1 ${nets[$net]})
     pw=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe pairwise:4 ${nets[$net]})
     br=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe bruck ${nets[$net]})
     na=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe nodea2a:4 ${nets[$net]})
-    ratio=$(awk -v a="$pw" -v b="$na" 'BEGIN {if (b + 0 > 0) printf "%.2f", a / b; else print "n/a"}')
-    echo "| $n B | $pw | $br | $na | $ratio |" >> "$f"
+    echo "| $n B | $plan | $ch | $p1 | $pw | $br | $na | $(ratio "$p1" "$na") | $(ratio "$pw" "$na") |" \
+      >> "$f"
   done
   cat "$f"
   [ "$net" = default ] || continue
