@@ -28,10 +28,10 @@ TEST(LinkCalendar, BackToBackBookingsMergeIntoOneInterval) {
   EXPECT_DOUBLE_EQ(link.Book(0, 1), 1000);
 }
 
-// Where each node's link is the bound, more rounds in flight must not be predicted slower.
-// With one "free from" time per receive link, the node-aware alltoall at 4 x 64 ranks (1 KiB
-// blocks, 200 Gbit/s, no latency) was predicted at 917 us with four rounds per waitall and
-// 594 with one, against 503 us of bytes on each node's link.
+// Where each node's link is the bound, the prediction stays near it however many rounds share
+// a waitall. With one "free from" time per receive link, the node-aware alltoall at 4 x 64
+// ranks (1 KiB blocks, 200 Gbit/s, no latency) was predicted at 917 us with four rounds per
+// waitall and 594 with one, against 503 us of bytes on each node's link.
 TEST(LinkCalendar, RoundsInFlightDoNotSlowALinkBoundAlltoall) {
   sched::CollSpec spec;
   spec.coll = sched::Coll::kAllToAll;
@@ -48,10 +48,12 @@ TEST(LinkCalendar, RoundsInFlightDoNotSlowALinkBoundAlltoall) {
     const sched::Recipe r{"nodea2a", {rounds}, 0};
     return sim::Simulate(spec, sched::BuildAllPrograms(spec, r), opt).predicted_us;
   };
-  const double one = predict(1), four = predict(4);
   const double wire_us = 64.0 * 64 * 3 * 1024 / (25 * 1e3);  // one node's bytes out
-  EXPECT_LE(four, one * 1.001);
-  EXPECT_LT(four, 1.15 * wire_us) << "one round per waitall: " << one;
+  for (int rounds : {1, 2, 4}) {
+    const double us = predict(rounds);
+    EXPECT_GT(us, wire_us) << rounds;
+    EXPECT_LT(us, 1.15 * wire_us) << rounds;
+  }
 }
 
 // A node's link is shared by the messages that cross it at once, not cut into a fixed share
