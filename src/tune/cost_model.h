@@ -46,8 +46,9 @@ struct CostModel {
   double counter_wait_us = 0.15;  // a node counter seen from another core (cache line)
   /// Per call on every rank: what a call costs beyond the messages, copies and reduces of its
   /// program (starting the execution, the interpreter, completion); 0 uncalibrated. Measured
-  /// on the Xeon VM: 0.2-0.35 us, where the model put every 8-byte exchange collective at
-  /// 0.4-0.6x its measured time (bench/2026-12-04-regret-xeon, sim-vs-measured.txt).
+  /// on the Xeon VM: 0.30-0.34 us at 2 ranks (bench/2026-12-04-call-overhead), where the model
+  /// had put every 8-byte exchange collective at 0.4-0.6x its measured time
+  /// (bench/2026-12-04-regret-xeon, sim-vs-measured.txt).
   double call_overhead_us = 0.0;
   double copy_gbytes_per_s = 10.0;
   double reduce_gbytes_per_s = 6.0;  // bytes read by a reduce

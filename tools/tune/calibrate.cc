@@ -117,8 +117,9 @@ void MeasureTier(MPI_Comm comm, int me, int a, int b, double out[6]) {
     t.push_back(std::min(run(kPingPong, sz, 40), run(kPingPong, sz, 40)));
   }
   // The bytes explain what the exchanges measured at that size: these sizes stay in cache.
-  // (At the memory rate, 3.3 GB/s on the Xeon VM, the 2 to 4 KiB step of Open MPI's
-  // shared-memory eager limit, 1.1 us, read as 0.45 and was not found.)
+  // (Explained at the memory rate, 3.3 GB/s on the Xeon VM, Open MPI's step at 4 KiB, about
+  // 1 us in a plain ping-pong (bench/2026-12-04-call-overhead/eager), shrank below the
+  // threshold: eager_bytes 0 in all three wisdom files of bench/2026-12-04-regret-xeon.)
   tune::LinkTier measured;
   measured.gbytes_per_s = bw;
   measured.cached_bytes = out[4];
@@ -126,9 +127,9 @@ void MeasureTier(MPI_Comm comm, int me, int a, int b, double out[6]) {
   auto excess = [&](size_t lo, double t_lo, size_t hi, double t_hi) {
     return (t_hi - t_lo) - (hi / measured.Rate(hi) - lo / measured.Rate(lo)) / 1e3;
   };
-  // The largest step relative to the time before it: from 128 to 256 KiB the rate leaves the
-  // cache and adds more microseconds (7 against 1.6 on the Xeon VM) but a smaller share of the
-  // time (0.4 against 1.7), and took the search's place.
+  // The largest step relative to the time before it: where the rate leaves the cache (128 to
+  // 256 KiB on the Xeon VM) the time grows by more microseconds than at the eager limit but by
+  // a smaller share of it, and the largest absolute step took the search's place.
   auto share = [&](size_t i) { return excess(sizes[i], t[i], sizes[i + 1], t[i + 1]) / t[i]; };
   size_t jump = 0;
   for (size_t i = 1; i + 1 < sizes.size(); ++i) {

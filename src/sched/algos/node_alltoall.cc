@@ -9,8 +9,9 @@
 //      per destination it serves: with equal nodes exactly one per remote node.
 // Step 1 goes a group of w rounds at a time, the next group's in the waitall of the current
 // group's network messages, so the network starts after one group's forwarding instead of all
-// of it: at 32 x 64 (200 Gbit/s, 7.5 us, weft-sim) 64 B blocks went from 449 to 432 us and
-// 1 KiB blocks from 6,394 to 5,564 us (bench/2026-12-04-hierarchy-sim).
+// of it: at 32 x 64 64 B blocks went from 449 to 432 us and 1 KiB blocks from 6,394 to 5,564
+// us (weft-sim alltoall -n 64|1024 -d int8 --topology 32x64 --recipe nodea2a:4 --net-gbits 200
+// --net-latency-us 7.5, before and after; bench/2026-12-04-hierarchy-sim).
 // At P ranks on N nodes of L a rank sends (L - 1)(1 + G) + N - 1 messages, G = ceil((N - 1) / w)
 // groups, instead of P - 1: at 32 x 64 with w = 4, 598 (31 of them across nodes) instead of
 // 2,047 (1,984 across), with the same bytes on the network. Any placement works (block,
@@ -64,12 +65,12 @@ class NodeAllToAllGen final : public Generator {
 
     // Destinations in round order: a peer on this node forwards for the same rounds (node
     // n + r is round r for every rank of node n), so both sides order a group's blocks alike.
-    const uint64_t rounds = N - 1, groups = (rounds + w - 1) / w;
-    auto group_of = [&](int y) { return ((t.node_of_rank[y] - n + N) % N - 1) / w; };
+    const uint64_t groups = (N - 1 + w - 1) / w;
+    auto round_of = [&](int y) { return (t.node_of_rank[y] - n + N) % N; };
+    auto group_of = [&](int y) { return (round_of(y) - 1) / w; };
     auto in_round_order = [&](std::vector<int> ys) {
-      std::stable_sort(ys.begin(), ys.end(), [&](int a, int c) {
-        return (t.node_of_rank[a] - n + N) % N < (t.node_of_rank[c] - n + N) % N;
-      });
+      std::stable_sort(ys.begin(), ys.end(),
+                       [&](int a, int c) { return round_of(a) < round_of(c); });
       return ys;
     };
     auto of_group = [&](const std::vector<int>& ys, uint64_t g) {
