@@ -430,6 +430,63 @@ TEST(NodeAware, DeclinedWithoutANodeMap) {
   EXPECT_NE(sched::DeclineRecipe(spec, {"nodea2a", {4}, 0}, sched::GenEnv{}), "");
 }
 
+// The multi-leader allreduce on equal nodes of more than 64 ranks: a rank's messages across
+// nodes go only to the ranks of its own local index (its slice's column), and its slice crosses
+// once. Until the slice count's cap (for unequal nodes) stopped
+// applying to equal ones, 2 x 128 built the flat tail alone: a butterfly with partners of every
+// local index on the other node.
+TEST(NodeAware, AllReduceOnNodesOfMoreThan64RanksKeepsItsColumns) {
+  sched::CollSpec spec;
+  spec.coll = Coll::kAllReduce;
+  spec.nodes = Shape("2x128");
+  spec.nranks = spec.nodes->nranks;
+  spec.count = 128 * 5;
+  spec.dtype = weftFloat32;
+  const sched::Recipe recipe = Hier({"rexch", Split(128), 0}, {"rexch", {-2, 2}, 0});
+  ASSERT_EQ(sched::DeclineRecipe(spec, recipe, sched::GenEnv{}), "");
+  const Topology& t = *spec.nodes;
+  for (const ir::Program& p : sched::BuildAllPrograms(spec, recipe)) {
+    uint64_t crossing = 0;
+    for (const ir::Instr& in : p.code) {
+      if (in.op != ir::Opcode::kSend || t.node_of_rank[in.peer] == t.node_of_rank[p.rank]) {
+        continue;
+      }
+      crossing += in.bytes;
+      EXPECT_EQ(t.LocalRank(in.peer), t.LocalRank(p.rank)) << "rank " << p.rank;
+    }
+    // Half its slice in the reduce_scatter across the two nodes, the other half in the allgather.
+    EXPECT_EQ(crossing, 5u * 4) << "rank " << p.rank;
+  }
+  EXPECT_EQ(SimulateCase(spec, recipe, sched::GenEnv{}), "");
+}
+
+// Over nodes of 128 ranks with segments, oneshot declines the node level (it serves at most 64
+// ranks), and the composition is offered with shmpipe there instead: at 8 x 128 and 8 KiB the
+// replay puts it ahead of the flat exchange selection took when none was offered.
+TEST(NodeAware, SelectionOffersShmpipeWhereOneshotDeclinesTheNode) {
+  sched::CollSpec spec;
+  spec.coll = Coll::kAllReduce;
+  spec.nodes = Shape("8x128");
+  spec.nranks = spec.nodes->nranks;
+  spec.count = 1024;
+  spec.dtype = weftFloat64;
+  tune::CostModel model;
+  model.nodes = spec.nodes;
+  sched::GenEnv env;
+  env.node_shared_memory = true;
+  sched::Recipe chosen;
+  std::string why;
+  ASSERT_TRUE(sched::SelectRecipe(spec, env, model, nullptr, &chosen, &why)) << why;
+  ASSERT_EQ(chosen.levels.size(), 2u) << sched::RecipeText(chosen);
+  EXPECT_EQ(chosen.levels[0].generator, "shmpipe");
+  sim::SimOptions opt;
+  opt.model = model;
+  opt.check_data = false;
+  const sched::Recipe flat{"rexch", sched::FindGenerator("rexch")->DefaultFactors(spec), 0};
+  EXPECT_LT(sim::Simulate(spec, sched::BuildAllPrograms(spec, chosen), opt).predicted_us,
+            sim::Simulate(spec, sched::BuildAllPrograms(spec, flat), opt).predicted_us);
+}
+
 // At 32 nodes x 64 ranks the model prices the flat pairwise alltoall at 2047 messages a rank;
 // the node-aware one at 63 + 31, so selection takes it for small blocks.
 TEST(NodeAware, SelectionTakesTheNodeAwareAllToAllForSmallBlocks) {
