@@ -1,6 +1,8 @@
 // weft-plan: prints the compiled schedule of one collective: the recipe (given or chosen by
 // the cost model), the ir Program of one rank (or all) and its bytecode.
 //   weft-plan allreduce -p 8 -n 1M --recipe rexch:-4,-2,2,4 [--rank R|all] [--bytecode]
+//   weft-plan allreduce -p 1024 -n 1K --topology 8x128 --candidates   every candidate recipe
+//                         with the estimate selection ranked it by (the chosen one first)
 //   weft-plan --list      the generators, what they serve and their factors
 #include <cstdio>
 #include <cstdlib>
@@ -18,13 +20,14 @@ namespace {
 
 struct PlanFlags {
   int rank = 0;
-  bool all = false, bytecode = false;
+  bool all = false, bytecode = false, candidates = false;
 };
 
 bool Extra(int argc, char** argv, int* i, void* ctx) {
   auto* f = static_cast<PlanFlags*>(ctx);
   const std::string a = argv[*i];
   if (a == "--bytecode") return f->bytecode = true;
+  if (a == "--candidates") return f->candidates = true;
   if (a == "--rank" && *i + 1 < argc) {
     const std::string v = argv[++*i];
     if (v == "all") {
@@ -61,8 +64,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc >= 2 && (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help"))) {
-    std::printf("usage: weft-plan %s  [--rank R|all] [--bytecode]\n       weft-plan --list\n",
-                weft::tools::SpecUsage());
+    std::printf(
+        "usage: weft-plan %s  [--rank R|all] [--bytecode] [--candidates]\n"
+        "       weft-plan --list\n",
+        weft::tools::SpecUsage());
     return 0;
   }
   weft::tools::SpecArgs a;
@@ -75,6 +80,16 @@ int main(int argc, char** argv) {
   if (f.rank < 0 || f.rank >= a.spec.nranks) {
     std::fprintf(stderr, "weft-plan: --rank out of range\n");
     return 2;
+  }
+  if (f.candidates && !a.has_recipe) {  // what selection weighed, not one program
+    const auto ranked = weft::sched::RankRecipes(a.spec, a.env, a.model);
+    if (ranked.empty()) return 1;
+    std::printf("spec: %s\n", weft::sched::SpecText(a.spec).c_str());
+    for (size_t i = 0; i < ranked.size(); ++i) {
+      std::printf("%s %10.3f us  %s\n", i == 0 ? "chosen   " : "candidate", ranked[i].model_us,
+                  weft::sched::RecipeText(ranked[i].recipe).c_str());
+    }
+    return 0;
   }
   if (!weft::tools::ChooseRecipe(&a)) return 1;
   const uint64_t unit = weft::sched::RecipeScaleUnit(a.spec, a.recipe);
