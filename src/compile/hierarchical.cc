@@ -175,10 +175,14 @@ struct Seat {
 // Appends the group program a level builds for this rank.
 // Its steps follow the steps of the parts before it (passes::Embed), so that a composition
 // whose parts number their steps alike on every rank can be pipelined across levels.
+void EmbedPart(Builder& out, const ir::Program& part, passes::EmbedMap map) {
+  map.step_base = out.program().steps;
+  passes::Embed(part, map, &out.program());
+}
+
 void Append(Builder& out, const CollSpec& group, const Recipe& level, int group_rank,
             passes::EmbedMap map) {
-  map.step_base = out.program().steps;
-  passes::Embed(BuildProgram(group, level, group_rank), map, &out.program());
+  EmbedPart(out, BuildProgram(group, level, group_rank), std::move(map));
 }
 
 // Appends the node level's program for this rank's node (local index i): it may use the node
@@ -236,11 +240,35 @@ void BuildAllReduceLeader(Builder& out, const Seat& s, const Groups& g, const Re
   AppendNode(out, g.node[1], recipe.levels[0], s.i, {s.node_ranks, RecvAt(0), RecvAt(0), 0});
 }
 
-// reduce_scatter: the blocks for local index l of every node packed together ([l][m]), node
-// reduce_scatter of those bundles, then network reduce_scatter of my bundle among my column.
+// Where block l N + m of a node part's bundles is in the call: rank (m, l)'s block of `at`
+// (the bundles' order: local index, then node).
+std::vector<ir::Ref> BundlePlaces(const Seat& s, ir::Ref at, uint64_t blk) {
+  std::vector<ir::Ref> places(static_cast<size_t>(s.L) * s.N);
+  for (int l = 0; l < s.L; ++l) {
+    for (int m = 0; m < s.N; ++m) places[l * s.N + m] = Plus(at, s.t.ranks_of_node[m][l] * blk);
+  }
+  return places;
+}
+
+// reduce_scatter: node reduce_scatter of the bundles ([l][m]: the blocks for local index l of
+// every node), then network reduce_scatter of my bundle among my column. A node part whose
+// messages keep within blocks (the shared-memory ones: copies and reduces) reads every block
+// from its place in the send buffer; others read a packed copy of the whole buffer.
 void BuildReduceScatter(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
   const CollSpec& spec = out.spec();
   const uint64_t blk = spec.count * ElemBytes(spec), bundle = spec.nranks * blk;
+  const ir::Program node = BuildProgram(g.node[0], recipe.levels[0], s.i);
+  if (blk > 0 && passes::Scatterable(node, ir::Space::kSend, blk)) {
+    const uint64_t mine = s.N * blk;
+    out.NeedScratch(mine);
+    passes::EmbedMap map{s.node_ranks, SendAt(0), ScratchAt(0), mine};
+    map.node = true;
+    map.block = blk;
+    map.send_blocks = BundlePlaces(s, SendAt(0), blk);
+    EmbedPart(out, node, std::move(map));
+    Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(0), RecvAt(0), mine});
+    return;
+  }
   const uint64_t base = bundle + s.N * blk;  // staging, then the groups' scratch
   out.NeedScratch(base);
   for (int l = 0; l < s.L; ++l) {
@@ -248,21 +276,53 @@ void BuildReduceScatter(Builder& out, const Seat& s, const Groups& g, const Reci
       out.Copy(ScratchAt((l * s.N + m) * blk), SendAt(s.t.ranks_of_node[m][l] * blk), blk);
     }
   }
-  AppendNode(out, g.node[0], recipe.levels[0], s.i,
-             {s.node_ranks, ScratchAt(0), ScratchAt(bundle), base});
+  passes::EmbedMap map{s.node_ranks, ScratchAt(0), ScratchAt(bundle), base};
+  map.node = true;
+  EmbedPart(out, node, std::move(map));
   Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(bundle), RecvAt(0), base});
 }
 
-// allgather: network allgather among my column into my bundle's place, node allgather of the
-// bundles ([l][m]), then every block to its rank's place.
+// allgather: network allgather among my column, then node allgather of the bundles ([l][m]).
+// A node part whose messages keep within blocks (the shared-memory ones) writes every block
+// to its place in the receive buffer, where the network part left my column's blocks; others
+// gather the bundles in scratch, and every block is copied to its place after.
 void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
   const CollSpec& spec = out.spec();
-  const uint64_t blk = spec.count * ElemBytes(spec), base = spec.nranks * blk;
-  out.NeedScratch(base);
+  const uint64_t blk = spec.count * ElemBytes(spec), bundle = s.N * blk;
   const ir::Ref send = spec.in_place ? RecvAt(out.rank() * blk) : SendAt(0);
-  const ir::Ref mine = ScratchAt(s.i * s.N * blk);
+  const ir::Program node = BuildProgram(g.node[0], recipe.levels[0], s.i);
+  if (blk > 0 && passes::Scatterable(node, ir::Space::kRecv, blk)) {
+    const std::vector<ir::Ref> places = BundlePlaces(s, RecvAt(0), blk);
+    const std::vector<ir::Ref> column(places.begin() + s.i * s.N, places.begin() + (s.i + 1) * s.N);
+    const ir::Program net = BuildProgram(g.net[0], recipe.levels[1], s.n);
+    uint64_t base = 0;  // the parts' scratch, after the network part's landing place if any
+    if (passes::Scatterable(net, ir::Space::kRecv, blk)) {
+      passes::EmbedMap map{s.Column(s.i), send, RecvAt(0), 0};
+      map.block = blk;
+      map.recv_blocks = column;
+      EmbedPart(out, net, std::move(map));
+    } else {
+      base = bundle;
+      out.NeedScratch(base);
+      EmbedPart(out, net, {s.Column(s.i), send, ScratchAt(0), base});
+      for (int m = 0; m < s.N; ++m) out.Copy(column[m], ScratchAt(m * blk), blk);
+    }
+    // In place: the node part's own bundle is my column's blocks, where they now are.
+    passes::EmbedMap map{s.node_ranks, RecvAt(0), RecvAt(0), base};
+    map.node = true;
+    map.block = blk;
+    map.send_blocks = column;
+    map.recv_blocks = places;
+    EmbedPart(out, node, std::move(map));
+    return;
+  }
+  const uint64_t base = spec.nranks * blk;
+  out.NeedScratch(base);
+  const ir::Ref mine = ScratchAt(s.i * bundle);
   Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), send, mine, base});
-  AppendNode(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, mine, ScratchAt(0), base});
+  passes::EmbedMap map{s.node_ranks, mine, ScratchAt(0), base};
+  map.node = true;
+  EmbedPart(out, node, std::move(map));
   for (int l = 0; l < s.L; ++l) {
     for (int m = 0; m < s.N; ++m) {
       out.Copy(RecvAt(s.t.ranks_of_node[m][l] * blk), ScratchAt((l * s.N + m) * blk), blk);

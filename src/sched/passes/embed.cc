@@ -5,7 +5,26 @@
 namespace weft::sched::passes {
 namespace {
 
+// The blocks a part's space is scattered to, or null where it is placed contiguously.
+const std::vector<ir::Ref>* BlocksOf(ir::Space s, const EmbedMap& map) {
+  if (map.block == 0) return nullptr;
+  const std::vector<ir::Ref>* b = s == ir::Space::kSend   ? &map.send_blocks
+                                  : s == ir::Space::kRecv ? &map.recv_blocks
+                                                          : nullptr;
+  return b == nullptr || b->empty() ? nullptr : b;
+}
+
+ir::Ref Plus(ir::Ref r, uint64_t bytes) {
+  r.offset += bytes;
+  return r;
+}
+
 ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
+  if (const std::vector<ir::Ref>* blocks = BlocksOf(r.space, map)) {
+    ir::Ref at = (*blocks)[r.offset / map.block];
+    at.offset += r.offset % map.block;
+    return at;
+  }
   switch (r.space) {
     case ir::Space::kSend:
       return {map.send.space, map.send.rank, map.send.offset + r.offset};
@@ -18,7 +37,40 @@ ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
   }
 }
 
+// Bytes from `pos` of an element-wise instruction (copy, reduce) that stay inside one block of
+// every scattered ref it names.
+uint64_t Piece(const ir::Instr& in, uint64_t pos, const EmbedMap& map) {
+  uint64_t piece = in.bytes - pos;
+  auto clip = [&](const ir::Ref& r) {
+    if (BlocksOf(r.space, map) == nullptr) return;
+    piece = std::min(piece, map.block - (r.offset + pos) % map.block);
+  };
+  clip(in.dst);
+  for (const ir::Ref& s : in.srcs) clip(s);
+  return piece;
+}
+
+// Whether ref r's `bytes` from its offset lie within one block of `block` bytes.
+bool WithinBlock(const ir::Ref& r, uint64_t bytes, uint64_t block) {
+  return bytes == 0 || r.offset / block == (r.offset + bytes - 1) / block;
+}
+
 }  // namespace
+
+bool Scatterable(const ir::Program& part, ir::Space space, uint64_t block) {
+  if (block == 0) return false;
+  for (const ir::Instr& in : part.code) {
+    if (in.op == ir::Opcode::kSend && in.srcs[0].space == space &&
+        !WithinBlock(in.srcs[0], in.bytes, block)) {
+      return false;
+    }
+    if (in.op == ir::Opcode::kRecv && in.dst.space == space &&
+        !WithinBlock(in.dst, in.bytes, block)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out) {
   out->scratch_bytes = std::max(out->scratch_bytes, map.scratch + part.scratch_bytes);
@@ -41,20 +93,35 @@ void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out) {
   } else {
     out->steps = std::max(out->steps, map.step_base + part.steps);
   }
+  auto push = [&](ir::Instr&& m, size_t i) {
+    // An in-place group call copies its send buffer to its receive buffer; placed where the
+    // two are one, the copy is dropped (as Builder drops copies onto themselves).
+    if (m.op == ir::Opcode::kCopy && m.dst == m.srcs[0]) return;
+    out->code.push_back(std::move(m));
+    if (numbered) out->step.push_back(map.step_base + part.step[i]);
+  };
   for (size_t i = 0; i < part.code.size(); ++i) {
     const ir::Instr& in = part.code[i];
+    if (map.block != 0 && (in.op == ir::Opcode::kCopy || in.op == ir::Opcode::kReduce)) {
+      // Element-wise: one instruction per stretch inside one block of each scattered ref.
+      for (uint64_t pos = 0, piece = 0; pos < in.bytes; pos += piece) {
+        piece = Piece(in, pos, map);
+        ir::Instr m = in;
+        m.bytes = piece;
+        m.dst = Place(Plus(in.dst, pos), map);
+        for (size_t k = 0; k < in.srcs.size(); ++k) m.srcs[k] = Place(Plus(in.srcs[k], pos), map);
+        push(std::move(m), i);
+      }
+      continue;
+    }
     ir::Instr m = in;
     m.dst = Place(in.dst, map);
     for (ir::Ref& s : m.srcs) s = Place(s, map);
-    // An in-place group call copies its send buffer to its receive buffer; placed where the
-    // two are one, the copy is dropped (as Builder drops copies onto themselves).
-    if (in.op == ir::Opcode::kCopy && m.dst == m.srcs[0]) continue;
     if (in.op == ir::Opcode::kSend || in.op == ir::Opcode::kRecv) m.peer = map.ranks[in.peer];
     if (in.op == ir::Opcode::kWait && static_cast<size_t>(in.counter) < signalled.size()) {
       m.value += signalled[in.counter];
     }
-    out->code.push_back(std::move(m));
-    if (numbered) out->step.push_back(map.step_base + part.step[i]);
+    push(std::move(m), i);
   }
 }
 

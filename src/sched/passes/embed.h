@@ -23,7 +23,19 @@ struct EmbedMap {
   /// and each signals a counter alike (the shared-memory generators are symmetric), so this
   /// rank's own count is each peer's.
   bool node = false;
+  /// Scattered placement: where non-empty, block k of the part's send (receive) buffer, bytes
+  /// [k block, (k + 1) block), lands at send_blocks[k] (recv_blocks[k]) instead of
+  /// contiguously at send (recv). A hierarchical allgather's node part writes every block to
+  /// its rank's place this way, and a reduce_scatter's reads them from there, instead of
+  /// through a staging copy of the whole buffer. Copies and reduces that span blocks are split
+  /// at their boundaries; sends and receives must stay within one block (Scatterable).
+  uint64_t block = 0;
+  std::vector<ir::Ref> send_blocks = {}, recv_blocks = {};
 };
+
+/// Whether part's `space` (kSend or kRecv) can be scattered in blocks of `block` bytes: every
+/// send and receive that touches it lies within one block (copies and reduces are split).
+bool Scatterable(const ir::Program& part, ir::Space space, uint64_t block);
 
 /// Appends `part` to `out`, mapped by `map`; out's scratch grows to hold part's, and its slots
 /// to hold a node part's. A part with node-peer spaces or node counters must be a node part
