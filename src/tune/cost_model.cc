@@ -14,6 +14,16 @@ double LinkTier::Rate(uint64_t bytes) const {
   return cached_gbytes_per_s * std::pow(gbytes_per_s / cached_gbytes_per_s, f);
 }
 
+int CostModel::CrossingSharers(int rank, int peer) const {
+  if (!nodes) return 1;
+  const Topology& t = *nodes;
+  const int P = t.nranks, node = t.node_of_rank[rank];
+  const int d = ((peer - rank) % P + P) % P;
+  int n = 0;
+  for (int q : t.ranks_of_node[node]) n += t.node_of_rank[(q + d) % P] != node;
+  return std::max(n, 1);
+}
+
 double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
   double total = m.call_overhead_us, latency = 0, wire_out = 0, wire_in = 0;
   int messages = 0;
@@ -38,7 +48,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
       case ir::Opcode::kRecv: {
         const LinkTier& t = m.Tier(p.rank, in.peer);
         latency = std::max(latency, t.latency_us + (t.Rendezvous(in.bytes) ? t.rendezvous_us : 0));
-        const uint64_t sharers = &t == &m.inter ? m.LinkSharers() : 1;
+        const uint64_t sharers = &t == &m.inter ? m.CrossingSharers(p.rank, in.peer) : 1;
         (in.op == ir::Opcode::kSend ? wire_out : wire_in) +=
             m.WireUs(t, in.bytes * sharers) + (&t == &m.inter ? sharers * m.link_message_us : 0);
         if (in.op == ir::Opcode::kSend) ++messages;

@@ -56,14 +56,19 @@ struct CostModel {
   double reduce_half_gbytes_per_s = 0.0;
   std::shared_ptr<const Topology> nodes;  // which rank is on which node (null: all on one)
 
-  /// Ranks that share one node's network link: in a round of a symmetric schedule every rank
-  /// of the node sends across at once, so each gets this share of inter's bandwidth.
-  /// Measured on the namespace cluster (2 hosts x 2 ranks, 10 Gbit/s): rexch:-2,-2,2,2, which
-  /// pairs inside the node first and puts S on the link, ran allreduce faster from
-  /// 256 KiB (1.1-1.9x in three runs each) than rexch:-4,4 (2S on the link), which the model
-  /// preferred without the share. (weft-sim's replay books each node's link instead, so a
-  /// message that crosses alone gets all of it.)
-  int LinkSharers() const { return nodes ? nodes->MaxNodeSize() : 1; }
+  /// The ranks of `rank`'s node whose message at the same offset (peer - rank, modulo the
+  /// ranks) crosses nodes, at least 1: the node link's sharers for a message from rank to
+  /// peer in a round where every rank sends at that offset, each getting this share of
+  /// inter's bandwidth. A column exchange between nodes has every rank of the node on the link
+  /// (L); a ring, one (the node's last rank). Measured on the namespace cluster (2 hosts x 2
+  /// ranks, 10 Gbit/s): rexch:-2,-2,2,2, which pairs inside the node first and puts S on the
+  /// link, ran allreduce faster from 256 KiB (1.1-1.9x in three runs each) than rexch:-4,4 (2S
+  /// on the link), which the model preferred without a share. The whole node's count, the
+  /// share before, put a ring's message on a 64-rank node at 64 times its bytes, so selection
+  /// at 32 x 64 never took the flat ring for allgather, which weft-sim's replay (booking each
+  /// node's link, so that a message crossing alone gets all of it) had at 0.48x the time of
+  /// the hierarchical recipe at 32 KiB blocks.
+  int CrossingSharers(int rank, int peer) const;
   const LinkTier& Tier(int a, int b) const {
     return !nodes || nodes->node_of_rank[a] == nodes->node_of_rank[b] ? intra : inter;
   }

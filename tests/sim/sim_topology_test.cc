@@ -487,6 +487,49 @@ TEST(NodeAware, SelectionOffersShmpipeWhereOneshotDeclinesTheNode) {
             sim::Simulate(spec, sched::BuildAllPrograms(spec, flat), opt).predicted_us);
 }
 
+// A message across nodes shares the node's link with the node's ranks whose message at the
+// same offset also crosses: all of a column exchange's, one of a ring's.
+TEST(NodeAware, CrossingSharersCountTheRanksOnTheLink) {
+  tune::CostModel model;
+  model.nodes = Shape("4x8");
+  EXPECT_EQ(model.CrossingSharers(7, 8), 1);   // the ring's step out of node 0
+  EXPECT_EQ(model.CrossingSharers(3, 11), 8);  // a column: every rank of the node
+  EXPECT_EQ(model.CrossingSharers(0, 12), 8);  // offset 12: local 0-3 to node 1, 4-7 to 2
+  EXPECT_EQ(model.CrossingSharers(0, 2), 2);   // offset 2 within the node for locals 0-5
+  EXPECT_EQ(model.CrossingSharers(31, 0), 1);  // wraps: the last node's last rank
+  model.nodes = Shape("4x2:rr");               // node = rank mod 4: offset 1 always crosses
+  EXPECT_EQ(model.CrossingSharers(0, 1), 2);
+  model.nodes = nullptr;
+  EXPECT_EQ(model.CrossingSharers(0, 1), 1);
+}
+
+// At 2 x 4 the flat ring puts one message a round on each node's link, and selection takes it
+// for an allgather of 4 MiB blocks, as weft-sim's replay ranks it; charged with the whole node's
+// share (4 ranks on the link), the ring lost to shmpipe/rexch:-2,2 (replayed 5,124 us against
+// 4,091).
+TEST(NodeAware, SelectionSeesTheRingCrossAlone) {
+  sched::CollSpec spec;
+  spec.coll = Coll::kAllGather;
+  spec.nodes = Shape("2x4");
+  spec.nranks = spec.nodes->nranks;
+  spec.count = 1 << 20;
+  spec.dtype = weftFloat32;
+  tune::CostModel model;
+  model.nodes = spec.nodes;
+  sched::GenEnv env;
+  env.node_shared_memory = true;
+  sched::Recipe chosen;
+  std::string why;
+  ASSERT_TRUE(sched::SelectRecipe(spec, env, model, nullptr, &chosen, &why)) << why;
+  EXPECT_EQ(sched::RecipeText(chosen), "ring");
+  sim::SimOptions opt;
+  opt.model = model;
+  opt.check_data = false;
+  const sched::Recipe other = Hier({"shmpipe", {}, 0}, {"rexch", {-2, 2}, 0});
+  EXPECT_LT(sim::Simulate(spec, sched::BuildAllPrograms(spec, chosen), opt).predicted_us,
+            sim::Simulate(spec, sched::BuildAllPrograms(spec, other), opt).predicted_us);
+}
+
 // At 32 nodes x 64 ranks the model prices the flat pairwise alltoall at 2047 messages a rank;
 // the node-aware one at 63 + 31, so selection takes it for small blocks.
 TEST(NodeAware, SelectionTakesTheNodeAwareAllToAllForSmallBlocks) {
