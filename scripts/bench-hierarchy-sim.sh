@@ -4,7 +4,12 @@
 # of network parameters, and hierarchical against flat allreduce at 32 x 64 (block and
 # round-robin) and 8 x 128; one markdown table per run into OUTDIR. Uses an existing build.
 #   scripts/bench-hierarchy-sim.sh BUILD_DIR OUTDIR
+# ALLTOALL=0 skips the alltoall tables; ALLREDUCE_TOPOS="8x128" limits the allreduce ones,
+# GATHER_TOPOS those of allgather and reduce_scatter (32x64 8x128; "" skips them).
 set -euo pipefail
+alltoall=${ALLTOALL:-1}
+allreduce_topos=${ALLREDUCE_TOPOS-32x64 32x64:rr 8x128}
+gather_topos=${GATHER_TOPOS-32x64 8x128}
 sim=$1/tools/sim/weft-sim
 out=$2
 mkdir -p "$out"
@@ -40,6 +45,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b + 0 > 0) printf "%.2f", a / b; e
 
 for net in default han-cluster; do
   f="$out/alltoall-32x64-$net.md"
+  [ "$alltoall" = 1 ] || f=/dev/null
   {
     echo "# alltoall at 32 nodes x 64 ranks, predicted (weft-sim, network: $net ${nets[$net]})"
     echo
@@ -48,6 +54,7 @@ for net in default han-cluster; do
     echo "|---|---|---|---|---|---|---|---|---|"
   } > "$f"
   for n in 1 64 1024 8192 65536; do
+    [ "$alltoall" = 1 ] || break
     plan=$("${sim%/sim/weft-sim}/plan/weft-plan" alltoall -p 2048 -n $n -d int8 --topology 32x64 \
       ${nets[$net]} | awk '/^recipe:/ {print $2}')
     ch=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe "$plan" ${nets[$net]})
@@ -60,7 +67,7 @@ for net in default han-cluster; do
   done
   cat "$f"
   [ "$net" = default ] || continue
-  for topo in 32x64 32x64:rr 8x128; do
+  for topo in $allreduce_topos; do
     f="$out/allreduce-${topo/:/}-$net.md"
     {
       echo "# allreduce (double) at $topo, predicted (weft-sim, network: $net ${nets[$net]})"
@@ -86,6 +93,40 @@ for net in default han-cluster; do
         fi
       done
       echo "| $bytes | $plan | $chosen | $flat_r | $flat | $best | $best_us |" >> "$f"
+    done
+    cat "$f"
+  done
+done
+
+# allgather and reduce_scatter (int8 blocks, so the block is the count): the model's choice
+# against the flat radix-4 rexch, the flat ring and the point-to-point composition rexch/rexch.
+# Sizes are per-rank blocks; the whole buffer is P blocks (64 MiB at 2,048 x 32 KiB).
+for coll in allgather reduce_scatter; do
+  for topo in $gather_topos; do
+    f="$out/$coll-$topo-default.md"
+    p=${topo%%:*}
+    L=${p#*x} N=${p%x*}
+    P=$((N * L))
+    {
+      echo "# $coll (int8 blocks) at $topo, predicted (weft-sim, network: default)"
+      echo
+      echo "| block | buffer | model's choice | its us | flat rexch us | flat ring us |" \
+        "rexch/rexch us | best flat / choice |"
+      echo "|---|---|---|---|---|---|---|---|"
+    } > "$f"
+    for n in 8 1024 4096 32768; do
+      plan=$("${sim%/sim/weft-sim}/plan/weft-plan" $coll -p $P -n $n -d int8 --topology $topo |
+        awk '/^recipe:/ {print $2}')
+      chosen=$(predict $coll -n $n -d int8 --topology $topo --recipe "$plan")
+      if [ $coll = allgather ]; then f4=$(radices $P | tr ',' '\n' | grep -v -- - | paste -sd,)
+      else f4=$(radices $P | tr ',' '\n' | grep -- - | paste -sd,); fi
+      rx=$(predict $coll -n $n -d int8 --topology $topo --recipe "rexch:$f4")
+      rg=$(predict $coll -n $n -d int8 --topology $topo --recipe ring)
+      hr=$(predict $coll -n $n -d int8 --topology $topo \
+        --recipe "rexch:$(radices $L)/rexch:$(radices $N)")
+      best=$(awk -v a="$rx" -v b="$rg" 'BEGIN {print (a + 0 < b + 0 ? a : b)}')
+      echo "| $n B | $((n * P / 1024)) KiB | $plan | $chosen | $rx | $rg | $hr |" \
+        "$(ratio "$best" "$chosen") |" >> "$f"
     done
     cat "$f"
   done
