@@ -13,10 +13,14 @@
 //   the sizes (at most 64): local rank i of a node of L ranks owns S / L consecutive slices,
 //   and each slice crosses the network among its owners, one per node (3 + 1: the lone rank
 //   carries all three slices, each with a different partner).
-// reduce_scatter: the blocks for local index l of every node packed together, reduce_scatter
-// of those bundles inside the node, then reduce_scatter of the bundle across nodes.
-// allgather: allgather across nodes among equal local indices, allgather of the bundles inside
-// the node, then each block copied to its rank's place.
+// reduce_scatter: reduce_scatter inside the node of bundles (the blocks for local index l of
+// every node), then reduce_scatter of the rank's bundle across nodes.
+// allgather: allgather across nodes among equal local indices, then allgather of the bundles
+// inside the node. A node level whose messages stay within blocks (the shared-memory ones)
+// reads and writes each block at its rank's place; others pack the bundles in scratch first
+// (reduce_scatter) or copy each block to its place after (allgather).
+// The shapes (groups, slices, seats) are in hierarchical_groups.h; the build per collective in
+// hierarchical_build.cc.
 // bcast: across nodes among the ranks of the root's local index, then inside each node from
 // that rank (one leader per node: the vector crosses each node's link once); reduce: the
 // reverse, the node's partial held in scratch.
