@@ -430,18 +430,43 @@ TEST(NodeAware, DeclinedWithoutANodeMap) {
   EXPECT_NE(sched::DeclineRecipe(spec, {"nodea2a", {4}, 0}, sched::GenEnv{}), "");
 }
 
+// A call of `count` elements over the placement `shape`.
+sched::CollSpec SpecOn(Coll coll, const char* shape, uint64_t count, weftDataType_t dtype) {
+  sched::CollSpec spec;
+  spec.coll = coll;
+  spec.nodes = Shape(shape);
+  spec.nranks = spec.nodes->nranks;
+  spec.count = count;
+  spec.dtype = dtype;
+  return spec;
+}
+
+// The recipe selection takes for spec under model, every node with its segment.
+sched::Recipe SelectWithSegments(const sched::CollSpec& spec, const tune::CostModel& model) {
+  sched::GenEnv env;
+  env.node_shared_memory = true;
+  sched::Recipe chosen;
+  std::string why;
+  EXPECT_TRUE(sched::SelectRecipe(spec, env, model, nullptr, &chosen, &why)) << why;
+  return chosen;
+}
+
+// weft-sim's replayed time of recipe for spec under model.
+double ReplayUs(const sched::CollSpec& spec, const sched::Recipe& recipe,
+                const tune::CostModel& model) {
+  sim::SimOptions opt;
+  opt.model = model;
+  opt.check_data = false;
+  return sim::Simulate(spec, sched::BuildAllPrograms(spec, recipe), opt).predicted_us;
+}
+
 // The multi-leader allreduce on equal nodes of more than 64 ranks: a rank's messages across
 // nodes go only to the ranks of its own local index (its slice's column), and its slice crosses
 // once. Until the slice count's cap (for unequal nodes) stopped
 // applying to equal ones, 2 x 128 built the flat tail alone: a butterfly with partners of every
 // local index on the other node.
 TEST(NodeAware, AllReduceOnNodesOfMoreThan64RanksKeepsItsColumns) {
-  sched::CollSpec spec;
-  spec.coll = Coll::kAllReduce;
-  spec.nodes = Shape("2x128");
-  spec.nranks = spec.nodes->nranks;
-  spec.count = 128 * 5;
-  spec.dtype = weftFloat32;
+  const sched::CollSpec spec = SpecOn(Coll::kAllReduce, "2x128", 128 * 5, weftFloat32);
   const sched::Recipe recipe = Hier({"rexch", Split(128), 0}, {"rexch", {-2, 2}, 0});
   ASSERT_EQ(sched::DeclineRecipe(spec, recipe, sched::GenEnv{}), "");
   const Topology& t = *spec.nodes;
@@ -464,27 +489,14 @@ TEST(NodeAware, AllReduceOnNodesOfMoreThan64RanksKeepsItsColumns) {
 // ranks), and the composition is offered with shmpipe there instead: at 8 x 128 and 8 KiB the
 // replay puts it ahead of the flat exchange selection took when none was offered.
 TEST(NodeAware, SelectionOffersShmpipeWhereOneshotDeclinesTheNode) {
-  sched::CollSpec spec;
-  spec.coll = Coll::kAllReduce;
-  spec.nodes = Shape("8x128");
-  spec.nranks = spec.nodes->nranks;
-  spec.count = 1024;
-  spec.dtype = weftFloat64;
+  const sched::CollSpec spec = SpecOn(Coll::kAllReduce, "8x128", 1024, weftFloat64);
   tune::CostModel model;
   model.nodes = spec.nodes;
-  sched::GenEnv env;
-  env.node_shared_memory = true;
-  sched::Recipe chosen;
-  std::string why;
-  ASSERT_TRUE(sched::SelectRecipe(spec, env, model, nullptr, &chosen, &why)) << why;
+  const sched::Recipe chosen = SelectWithSegments(spec, model);
   ASSERT_EQ(chosen.levels.size(), 2u) << sched::RecipeText(chosen);
   EXPECT_EQ(chosen.levels[0].generator, "shmpipe");
-  sim::SimOptions opt;
-  opt.model = model;
-  opt.check_data = false;
   const sched::Recipe flat{"rexch", sched::FindGenerator("rexch")->DefaultFactors(spec), 0};
-  EXPECT_LT(sim::Simulate(spec, sched::BuildAllPrograms(spec, chosen), opt).predicted_us,
-            sim::Simulate(spec, sched::BuildAllPrograms(spec, flat), opt).predicted_us);
+  EXPECT_LT(ReplayUs(spec, chosen, model), ReplayUs(spec, flat, model));
 }
 
 // A message across nodes shares the node's link with the node's ranks whose message at the
@@ -508,26 +520,13 @@ TEST(NodeAware, CrossingSharersCountTheRanksOnTheLink) {
 // share (4 ranks on the link), the ring lost to shmpipe/rexch:-2,2 (replayed 5,124 us against
 // 4,091).
 TEST(NodeAware, SelectionSeesTheRingCrossAlone) {
-  sched::CollSpec spec;
-  spec.coll = Coll::kAllGather;
-  spec.nodes = Shape("2x4");
-  spec.nranks = spec.nodes->nranks;
-  spec.count = 1 << 20;
-  spec.dtype = weftFloat32;
+  const sched::CollSpec spec = SpecOn(Coll::kAllGather, "2x4", 1 << 20, weftFloat32);
   tune::CostModel model;
   model.nodes = spec.nodes;
-  sched::GenEnv env;
-  env.node_shared_memory = true;
-  sched::Recipe chosen;
-  std::string why;
-  ASSERT_TRUE(sched::SelectRecipe(spec, env, model, nullptr, &chosen, &why)) << why;
+  const sched::Recipe chosen = SelectWithSegments(spec, model);
   EXPECT_EQ(sched::RecipeText(chosen), "ring");
-  sim::SimOptions opt;
-  opt.model = model;
-  opt.check_data = false;
   const sched::Recipe other = Hier({"shmpipe", {}, 0}, {"rexch", {-2, 2}, 0});
-  EXPECT_LT(sim::Simulate(spec, sched::BuildAllPrograms(spec, chosen), opt).predicted_us,
-            sim::Simulate(spec, sched::BuildAllPrograms(spec, other), opt).predicted_us);
+  EXPECT_LT(ReplayUs(spec, chosen, model), ReplayUs(spec, other, model));
 }
 
 // At 32 nodes x 64 ranks the model prices the flat pairwise alltoall at 2047 messages a rank;
@@ -552,30 +551,15 @@ TEST(NodeAware, SelectionTakesTheNodeAwareAllToAllForSmallBlocks) {
 // estimate picks the composition, which the simulator's replay confirms is faster (sampling
 // ranks 0, P/2 and P-1 alone chose the flat one, replayed 3.5x slower).
 TEST(NodeAware, SelectionSeesAButterflyStraddlingUnevenNodes) {
-  sched::CollSpec spec;
-  spec.coll = Coll::kAllReduce;
-  spec.nodes = Shape("64+64+32");
-  spec.nranks = spec.nodes->nranks;
-  spec.count = 1024;
-  spec.dtype = weftFloat64;
+  const sched::CollSpec spec = SpecOn(Coll::kAllReduce, "64+64+32", 1024, weftFloat64);
   tune::CostModel model;
   model.nodes = spec.nodes;
   model.inter.latency_us = 15;
-  sched::GenEnv env;
-  env.node_shared_memory = true;
-  sched::Recipe chosen;
-  std::string why;
-  ASSERT_TRUE(sched::SelectRecipe(spec, env, model, nullptr, &chosen, &why)) << why;
+  const sched::Recipe chosen = SelectWithSegments(spec, model);
   EXPECT_FALSE(chosen.levels.empty()) << sched::RecipeText(chosen);
-  sim::SimOptions opt;
-  opt.model = model;
-  opt.check_data = false;
   const sched::Recipe flat{"rexch", sched::FindGenerator("rexch")->DefaultFactors(spec), 0};
-  const double chosen_us =
-      sim::Simulate(spec, sched::BuildAllPrograms(spec, chosen), opt).predicted_us;
-  const double flat_us = sim::Simulate(spec, sched::BuildAllPrograms(spec, flat), opt).predicted_us;
-  EXPECT_LT(chosen_us, flat_us) << sched::RecipeText(chosen) << " against "
-                                << sched::RecipeText(flat);
+  EXPECT_LT(ReplayUs(spec, chosen, model), ReplayUs(spec, flat, model))
+      << sched::RecipeText(chosen) << " against " << sched::RecipeText(flat);
 }
 
 std::string FamilyName(const ::testing::TestParamInfo<size_t>& info) {
