@@ -81,7 +81,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "weft-plan: --rank out of range\n");
     return 2;
   }
-  if (f.candidates && !a.has_recipe) {  // what selection weighed, not one program
+  if (f.candidates && a.has_recipe) {
+    std::fprintf(stderr, "weft-plan: --candidates lists what selection weighs: drop --recipe\n");
+    return 2;
+  }
+  if (f.candidates) {  // what selection weighed, not one program
     const auto ranked = weft::sched::RankRecipes(a.spec, a.env, a.model);
     if (ranked.empty()) return 1;
     std::printf("spec: %s\n", weft::sched::SpecText(a.spec).c_str());
