@@ -52,8 +52,14 @@ constexpr Golden kGolden[] = {
      "2x2:rr"},
     // The node level over each node's segment: node ranks are local indices, and the second
     // node part's waits count past the first's two signals.
-    {"allreduce_hiershm_2x2rr.ir", sched::Coll::kAllReduce, 4, 9, weftFloat32, "oneshot/rexch:2",
+    {"allreduce_hiershm_2x2rr.ir", sched::Coll::kAllReduce, 4, 9, weftFloat32, "oneshot/rexch:2", 0,
+     "2x2:rr"},
+    // Over the segment, the node part reads and writes each block at its rank's place
+    // (EmbedMap::block): no staging copy of the whole buffer.
+    {"allgather_hiershm_2x2rr.ir", sched::Coll::kAllGather, 4, 2, weftFloat64, "shmpipe/rexch:-2,2",
      0, "2x2:rr"},
+    {"reduce_scatter_hiershm_2x2rr.ir", sched::Coll::kReduceScatter, 4, 2, weftFloat32,
+     "shmpipe/rexch:-2,2", 0, "2x2:rr"},
 };
 
 std::string ReadFile(const std::string& path) {
