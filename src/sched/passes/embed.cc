@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sched/algos/builder.h"  // Plus
+
 namespace weft::sched::passes {
 namespace {
 
@@ -12,11 +14,6 @@ const std::vector<ir::Ref>* BlocksOf(ir::Space s, const EmbedMap& map) {
                                   : s == ir::Space::kRecv ? &map.recv_blocks
                                                           : nullptr;
   return b == nullptr || b->empty() ? nullptr : b;
-}
-
-ir::Ref Plus(ir::Ref r, uint64_t bytes) {
-  r.offset += bytes;
-  return r;
 }
 
 ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
