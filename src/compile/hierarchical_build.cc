@@ -100,30 +100,26 @@ std::vector<ir::Ref> BundlePlaces(const Seat& s, ir::Ref at, uint64_t blk) {
 // from its place in the send buffer; others read a packed copy of the whole buffer.
 void BuildReduceScatter(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
   const CollSpec& spec = out.spec();
-  const uint64_t blk = spec.count * ElemBytes(spec), bundle = spec.nranks * blk;
+  const uint64_t blk = spec.count * ElemBytes(spec), bundle = s.N * blk;
   const ir::Program node = BuildProgram(g.node[0], recipe.levels[0], s.i);
+  const std::vector<ir::Ref> places = BundlePlaces(s, SendAt(0), blk);
   if (blk > 0 && passes::Scatterable(node, ir::Space::kSend, blk)) {
-    const uint64_t mine = s.N * blk;
-    out.NeedScratch(mine);
-    passes::EmbedMap map{s.node_ranks, SendAt(0), ScratchAt(0), mine};
+    out.NeedScratch(bundle);
+    passes::EmbedMap map{s.node_ranks, SendAt(0), ScratchAt(0), bundle};
     map.node = true;
     map.block = blk;
-    map.send_blocks = BundlePlaces(s, SendAt(0), blk);
+    map.send_blocks = places;
     EmbedPart(out, node, std::move(map));
-    Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(0), RecvAt(0), mine});
+    Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(0), RecvAt(0), bundle});
     return;
   }
-  const uint64_t base = bundle + s.N * blk;  // staging, then the groups' scratch
+  const uint64_t packed = spec.nranks * blk, base = packed + bundle;  // staging, my bundle
   out.NeedScratch(base);
-  for (int l = 0; l < s.L; ++l) {
-    for (int m = 0; m < s.N; ++m) {
-      out.Copy(ScratchAt((l * s.N + m) * blk), SendAt(s.t.ranks_of_node[m][l] * blk), blk);
-    }
-  }
-  passes::EmbedMap map{s.node_ranks, ScratchAt(0), ScratchAt(bundle), base};
+  for (size_t k = 0; k < places.size(); ++k) out.Copy(ScratchAt(k * blk), places[k], blk);
+  passes::EmbedMap map{s.node_ranks, ScratchAt(0), ScratchAt(packed), base};
   map.node = true;
   EmbedPart(out, node, std::move(map));
-  Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(bundle), RecvAt(0), base});
+  Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(packed), RecvAt(0), base});
 }
 
 // allgather: network allgather among my column, then node allgather of the bundles ([l][m]).
@@ -135,8 +131,8 @@ void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   const uint64_t blk = spec.count * ElemBytes(spec), bundle = s.N * blk;
   const ir::Ref send = spec.in_place ? RecvAt(out.rank() * blk) : SendAt(0);
   const ir::Program node = BuildProgram(g.node[0], recipe.levels[0], s.i);
+  const std::vector<ir::Ref> places = BundlePlaces(s, RecvAt(0), blk);
   if (blk > 0 && passes::Scatterable(node, ir::Space::kRecv, blk)) {
-    const std::vector<ir::Ref> places = BundlePlaces(s, RecvAt(0), blk);
     const std::vector<ir::Ref> column(places.begin() + s.i * s.N, places.begin() + (s.i + 1) * s.N);
     const ir::Program net = BuildProgram(g.net[0], recipe.levels[1], s.n);
     uint64_t base = 0;  // the parts' scratch, after the network part's landing place if any
@@ -167,11 +163,7 @@ void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   passes::EmbedMap map{s.node_ranks, mine, ScratchAt(0), base};
   map.node = true;
   EmbedPart(out, node, std::move(map));
-  for (int l = 0; l < s.L; ++l) {
-    for (int m = 0; m < s.N; ++m) {
-      out.Copy(RecvAt(s.t.ranks_of_node[m][l] * blk), ScratchAt((l * s.N + m) * blk), blk);
-    }
-  }
+  for (size_t k = 0; k < places.size(); ++k) out.Copy(places[k], ScratchAt(k * blk), blk);
 }
 
 // bcast: across nodes among the nodes' leaders (the root's local index, or 0 on a node too
