@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Predicted times at scale (weft-sim, timing replay under the cost model): the node-aware
 # alltoall against the flat pairwise exchange and Bruck at 32 nodes x 64 ranks under two sets
-# of network parameters, and hierarchical against flat allreduce at 32 x 64 (block and
-# round-robin) and 8 x 128; one markdown table per run into OUTDIR. Uses an existing build.
+# of network parameters, hierarchical against flat allreduce at 32 x 64 (block and
+# round-robin) and 8 x 128, and allgather and reduce_scatter at 32 x 64 and 8 x 128; one
+# markdown table per run into OUTDIR. Uses an existing build.
 #   scripts/bench-hierarchy-sim.sh BUILD_DIR OUTDIR
 # ALLTOALL=0 skips the alltoall tables; ALLREDUCE_TOPOS="8x128" limits the allreduce ones,
 # GATHER_TOPOS those of allgather and reduce_scatter (32x64 8x128; "" skips them).
@@ -44,28 +45,28 @@ predict() {  # args for weft-sim -> predicted microseconds (or FAIL)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b + 0 > 0) printf "%.2f", a / b; else print "n/a"}'; }
 
 for net in default han-cluster; do
-  f="$out/alltoall-32x64-$net.md"
-  [ "$alltoall" = 1 ] || f=/dev/null
-  {
-    echo "# alltoall at 32 nodes x 64 ranks, predicted (weft-sim, network: $net ${nets[$net]})"
-    echo
-    echo "| block | weft's choice | its us | pairwise:1 us | pairwise:4 us | bruck us |" \
-      "nodea2a:4 us | pairwise:1 / nodea2a | pairwise:4 / nodea2a |"
-    echo "|---|---|---|---|---|---|---|---|---|"
-  } > "$f"
-  for n in 1 64 1024 8192 65536; do
-    [ "$alltoall" = 1 ] || break
-    plan=$("${sim%/sim/weft-sim}/plan/weft-plan" alltoall -p 2048 -n $n -d int8 --topology 32x64 \
-      ${nets[$net]} | awk '/^recipe:/ {print $2}')
-    ch=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe "$plan" ${nets[$net]})
-    p1=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe pairwise:1 ${nets[$net]})
-    pw=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe pairwise:4 ${nets[$net]})
-    br=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe bruck ${nets[$net]})
-    na=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe nodea2a:4 ${nets[$net]})
-    echo "| $n B | $plan | $ch | $p1 | $pw | $br | $na | $(ratio "$p1" "$na") | $(ratio "$pw" "$na") |" \
-      >> "$f"
-  done
-  cat "$f"
+  if [ "$alltoall" = 1 ]; then
+    f="$out/alltoall-32x64-$net.md"
+    {
+      echo "# alltoall at 32 nodes x 64 ranks, predicted (weft-sim, network: $net ${nets[$net]})"
+      echo
+      echo "| block | weft's choice | its us | pairwise:1 us | pairwise:4 us | bruck us |" \
+        "nodea2a:4 us | pairwise:1 / nodea2a | pairwise:4 / nodea2a |"
+      echo "|---|---|---|---|---|---|---|---|---|"
+    } > "$f"
+    for n in 1 64 1024 8192 65536; do
+      plan=$("${sim%/sim/weft-sim}/plan/weft-plan" alltoall -p 2048 -n $n -d int8 --topology 32x64 \
+        ${nets[$net]} | awk '/^recipe:/ {print $2}')
+      ch=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe "$plan" ${nets[$net]})
+      p1=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe pairwise:1 ${nets[$net]})
+      pw=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe pairwise:4 ${nets[$net]})
+      br=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe bruck ${nets[$net]})
+      na=$(predict alltoall -n $n -d int8 --topology 32x64 --recipe nodea2a:4 ${nets[$net]})
+      echo "| $n B | $plan | $ch | $p1 | $pw | $br | $na | $(ratio "$p1" "$na") |" \
+        "$(ratio "$pw" "$na") |" >> "$f"
+    done
+    cat "$f"
+  fi
   [ "$net" = default ] || continue
   for topo in $allreduce_topos; do
     f="$out/allreduce-${topo/:/}-$net.md"
