@@ -38,7 +38,10 @@ struct Rank {
 class Engine {
  public:
   Engine(const sched::CollSpec& spec, const std::vector<ir::Program>& ps, const SimOptions& o)
-      : spec_(spec), ps_(ps), opt_(o), P_(spec.nranks), ranks_(P_), nic_free_(P_), rx_(P_) {}
+      : spec_(spec), ps_(ps), opt_(o), P_(spec.nranks), ranks_(P_), nic_free_(P_), rx_(P_) {
+    pricers_.reserve(P_);
+    for (const ir::Program& p : ps_) pricers_.emplace_back(opt_.model, p);
+  }
 
   SimResult Run();
 
@@ -99,6 +102,7 @@ class Engine {
   SimOptions opt_;
   int P_;
   std::vector<Rank> ranks_;
+  std::vector<tune::ComputePricer> pricers_;  // per rank: its copies' and reduces' costs
   std::vector<double> nic_free_;
   std::vector<LinkCalendar> rx_;                  // each rank's receive side, within its node
   std::vector<LinkCalendar> node_out_, node_in_;  // each node's network link (across nodes)
@@ -247,7 +251,7 @@ bool Engine::Step(int r) {
     switch (in.op) {
       case Opcode::kCopy:
         if (opt_.check_data) std::memmove(Resolve(r, in.dst), Resolve(r, in.srcs[0]), in.bytes);
-        st.clock += opt_.model.CopyUs(in.bytes);
+        st.clock += pricers_[r].Us(in);
         break;
       case Opcode::kReduce: {
         if (opt_.check_data) {
@@ -256,7 +260,7 @@ bool Engine::Step(int r) {
           KWayReduce(Resolve(r, in.dst), srcs.data(), static_cast<int>(srcs.size()),
                      in.bytes / sched::ElemBytes(spec_), spec_.dtype, in.redop);
         }
-        st.clock += opt_.model.ReduceUs(in.bytes * in.srcs.size(), spec_.dtype);
+        st.clock += pricers_[r].Us(in);
         break;
       }
       case Opcode::kSend:

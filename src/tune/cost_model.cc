@@ -5,13 +5,22 @@
 
 namespace weft::tune {
 
-double LinkTier::Rate(uint64_t bytes) const {
+double CacheAwareRate(double bytes, double cached_bytes, double cached, double memory) {
   constexpr double kMemoryBytes = 16u << 20;
-  if (cached_gbytes_per_s <= 0 || cached_bytes <= 0) return gbytes_per_s;
-  if (bytes <= cached_bytes) return cached_gbytes_per_s;
-  if (bytes >= kMemoryBytes || cached_bytes >= kMemoryBytes) return gbytes_per_s;
+  if (cached <= 0 || cached_bytes <= 0) return memory;
+  if (bytes <= cached_bytes) return cached;
+  if (bytes >= kMemoryBytes || cached_bytes >= kMemoryBytes) return memory;
   const double f = std::log(bytes / cached_bytes) / std::log(kMemoryBytes / cached_bytes);
-  return cached_gbytes_per_s * std::pow(gbytes_per_s / cached_gbytes_per_s, f);
+  return cached * std::pow(memory / cached, f);
+}
+
+double LinkTier::Rate(uint64_t bytes) const {
+  return CacheAwareRate(static_cast<double>(bytes), cached_bytes, cached_gbytes_per_s,
+                        gbytes_per_s);
+}
+
+uint64_t WorkingSetBytes(const ir::Program& p) {
+  return p.send_bytes + p.recv_bytes + p.scratch_bytes + p.shm_slot_bytes;
 }
 
 int CostModel::CrossingSharers(int rank, int peer) const {
@@ -24,7 +33,61 @@ int CostModel::CrossingSharers(int rank, int peer) const {
   return std::max(n, 1);
 }
 
+ComputePricer::ComputePricer(const CostModel& m, const ir::Program& p)
+    : m_(&m), type_(p.dtype), working_set_(WorkingSetBytes(p)) {
+  if (m.handover_gbytes_per_s <= 0) return;
+  for (const ir::Instr& in : p.code) {
+    if (in.op != ir::Opcode::kSend || ir::HasRank(in.srcs[0].space) ||
+        &m.Tier(p.rank, in.peer) != &m.intra) {
+      continue;
+    }
+    const uint64_t at = in.srcs[0].offset;
+    sent_[static_cast<int>(in.srcs[0].space)].push_back({at, at + in.bytes});
+  }
+  for (auto& v : sent_) {
+    std::sort(v.begin(), v.end());
+    std::vector<std::pair<uint64_t, uint64_t>> merged;
+    for (const auto& r : v) {
+      if (!merged.empty() && r.first <= merged.back().second) {
+        merged.back().second = std::max(merged.back().second, r.second);
+      } else {
+        merged.push_back(r);
+      }
+    }
+    v.swap(merged);
+  }
+}
+
+bool ComputePricer::SentToNodePeer(const ir::Ref& r, uint64_t bytes) const {
+  if (ir::HasRank(r.space)) return false;
+  const auto& v = sent_[static_cast<int>(r.space)];
+  // The first range ending after r's start: it overlaps r where it begins before r's end.
+  auto it = std::upper_bound(v.begin(), v.end(), r.offset,
+                             [](uint64_t at, const auto& range) { return at < range.second; });
+  return it != v.end() && it->first < r.offset + bytes;
+}
+
+double ComputePricer::Us(const ir::Instr& in) const {
+  const CostModel& m = *m_;
+  const bool reduce = in.op == ir::Opcode::kReduce;
+  const uint64_t bytes = reduce ? in.bytes * in.srcs.size() : in.bytes;
+  const double local = reduce ? m.ReduceUs(bytes, type_, working_set_) : m.CopyUs(bytes);
+  bool crosses = ir::HasRank(in.dst.space), peer_buffer = false;
+  for (const ir::Ref& s : in.srcs) {
+    crosses = crosses || ir::HasRank(s.space);
+    peer_buffer = peer_buffer || s.space == ir::Space::kPeerSend || s.space == ir::Space::kPeerRecv;
+  }
+  const double call = peer_buffer ? m.single_copy_us : 0;
+  if (m.handover_gbytes_per_s <= 0 || !(crosses || SentToNodePeer(in.dst, in.bytes))) {
+    return call + local;
+  }
+  const double rate = CacheAwareRate(static_cast<double>(working_set_), m.compute_cached_bytes,
+                                     m.handover_gbytes_per_s, m.copy_gbytes_per_s);
+  return call + std::max(reduce ? local : 0.0, bytes / (rate * 1e3));
+}
+
 double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
+  const ComputePricer compute(m, p);
   double total = m.call_overhead_us, latency = 0, wire_out = 0, wire_in = 0;
   int messages = 0;
   auto close_round = [&] {
@@ -39,10 +102,8 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
     if (was_waiting && in_waits) continue;
     switch (in.op) {
       case ir::Opcode::kCopy:
-        total += m.CopyUs(in.bytes);
-        break;
       case ir::Opcode::kReduce:
-        total += m.ReduceUs(in.bytes * in.srcs.size(), p.dtype);
+        total += compute.Us(in);
         break;
       case ir::Opcode::kSend:
       case ir::Opcode::kRecv: {

@@ -14,6 +14,11 @@
 
 namespace weft::tune {
 
+/// A rate that falls as the bytes a transfer touches outgrow the caches: `cached` up to
+/// cached_bytes, `memory` from 16 MiB, log-linearly between (cached_bytes or cached 0: `memory`
+/// at every size).
+double CacheAwareRate(double bytes, double cached_bytes, double cached, double memory);
+
 /// One kind of link.
 struct LinkTier {
   double latency_us = 1.0;
@@ -50,10 +55,32 @@ struct CostModel {
   /// had put every 8-byte exchange collective at 0.4-0.6x its measured time
   /// (bench/2026-12-04-regret-xeon, sim-vs-measured.txt).
   double call_overhead_us = 0.0;
-  double copy_gbytes_per_s = 10.0;
-  double reduce_gbytes_per_s = 6.0;  // bytes read by a reduce
+  double copy_gbytes_per_s = 10.0;   // buffers from memory
+  double reduce_gbytes_per_s = 6.0;  // bytes read by a reduce, buffers from memory
   /// Same for fp16 and bf16, which the kernels widen to fp32 and back (0: reduce_gbytes_per_s).
+  /// Compute-bound (1-2 GB/s measured), so the same in cache.
   double reduce_half_gbytes_per_s = 0.0;
+  /// A call whose buffers (the program's working set: send, receive, scratch and its own slot)
+  /// fit in compute_cached_bytes reduces at reduce_cached_gbytes_per_s, and copies between
+  /// cores at handover_gbytes_per_s; from 16 MiB both at the rates above; log-linearly between
+  /// (0: the rates above at every size). Measured on the Xeon VM (both ranks at once): memcpy
+  /// 35-40 GB/s to a 1 MiB working set, 13 at 4-16 MiB; weft's fp32 reduce 46-50 in cache, 10
+  /// out. A copy inside one rank's cache stays at copy_gbytes_per_s: pricing those at the
+  /// cached memcpy rate put the point-to-point schedules further below their measured times at
+  /// 2 ranks (128 of 200 rows within 1.5x, against 149 without; bench/2026-12-04-model-cache).
+  double compute_cached_bytes = 0;
+  double reduce_cached_gbytes_per_s = 0;
+  /// Copies and reduces that touch memory another rank touches in the call (a slot of the node
+  /// segment, a node peer's buffer, or a range this rank sends to a node peer) move their cache
+  /// lines between cores, at this rate in cache (0: no such term). Measured on the Xeon VM, a
+  /// slot written by one rank and copied out by the other in turns: 11-15 GB/s a copy at 64 and
+  /// 256 KiB.
+  double handover_gbytes_per_s = 0;
+  /// Per copy from a node peer's buffer (single copy: one process_vm_readv), beyond its bytes
+  /// (0 uncalibrated). Zero-copy programs name the same spaces and pay it too in the model,
+  /// though they copy with memcpy. Measured on the Xeon VM: about 1 us, where the model had put
+  /// every cma row up to 2 KiB at a quarter of its measured time.
+  double single_copy_us = 0;
   std::shared_ptr<const Topology> nodes;  // which rank is on which node (null: all on one)
 
   /// The ranks of `rank`'s node whose message at the same offset (peer - rank, modulo the
@@ -75,13 +102,42 @@ struct CostModel {
   /// Seconds-free helpers: microseconds to move or process `bytes`.
   double WireUs(const LinkTier& t, uint64_t bytes) const { return bytes / (t.Rate(bytes) * 1e3); }
   double CopyUs(uint64_t bytes) const { return bytes / (copy_gbytes_per_s * 1e3); }
-  double ReduceUs(uint64_t bytes_read, weftDataType_t t = weftFloat32) const {
+  /// `working_set`: the bytes the call touches (WorkingSetBytes), which decide the cache rate.
+  double ReduceUs(uint64_t bytes_read, weftDataType_t t, uint64_t working_set) const {
     const bool half = t == weftFloat16 || t == weftBfloat16;
-    const double rate =
-        half && reduce_half_gbytes_per_s > 0 ? reduce_half_gbytes_per_s : reduce_gbytes_per_s;
+    const double rate = half && reduce_half_gbytes_per_s > 0
+                            ? reduce_half_gbytes_per_s
+                            : CacheAwareRate(static_cast<double>(working_set), compute_cached_bytes,
+                                             reduce_cached_gbytes_per_s, reduce_gbytes_per_s);
     return bytes_read / (rate * 1e3);
   }
 };
+
+/// Prices one rank's copies and reduces: at the local rates for the program's working set, and
+/// no faster than the handover rate where cache lines move between cores: an operand in shared
+/// memory (a slot, a node peer's buffer), or a destination that the program also sends to a
+/// node peer (in a loop of calls the peer read those lines last time, by single copy or through
+/// MPI's shared memory, so each write takes them back). A copy from a peer's buffer adds
+/// single_copy_us. Measured on the Xeon VM: an MPI exchange of 64 KiB took 6.8 us, and 16.6
+/// with a memcpy into its send buffer before it (1.8 us alone in cache).
+class ComputePricer {
+ public:
+  ComputePricer(const CostModel& m, const ir::Program& p);
+  /// Microseconds for `in`, a copy or reduce of the program.
+  double Us(const ir::Instr& in) const;
+
+ private:
+  bool SentToNodePeer(const ir::Ref& r, uint64_t bytes) const;
+  const CostModel* m_;
+  weftDataType_t type_;
+  uint64_t working_set_;
+  // Per private space (send, receive, scratch): merged [begin, end) byte ranges sent to node
+  // peers.
+  std::vector<std::pair<uint64_t, uint64_t>> sent_[3];
+};
+
+/// The bytes one rank's call touches: its send, receive and scratch buffers and its own slot.
+uint64_t WorkingSetBytes(const ir::Program& p);
 
 /// A quick estimate of one rank's program alone (no waiting on peers): per round between
 /// waitalls, the latency of the slowest message plus the larger of the bytes sent and received

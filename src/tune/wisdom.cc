@@ -36,6 +36,10 @@ const ParamField kParams[] = {
     {"copy_gbytes_per_s", [](CostModel& m) { return &m.copy_gbytes_per_s; }, 1e5},
     {"reduce_gbytes_per_s", [](CostModel& m) { return &m.reduce_gbytes_per_s; }, 1e5},
     {"reduce_half_gbytes_per_s", [](CostModel& m) { return &m.reduce_half_gbytes_per_s; }, 1e5},
+    {"compute_cached_bytes", [](CostModel& m) { return &m.compute_cached_bytes; }, 1e12},
+    {"reduce_cached_gbytes_per_s", [](CostModel& m) { return &m.reduce_cached_gbytes_per_s; }, 1e5},
+    {"handover_gbytes_per_s", [](CostModel& m) { return &m.handover_gbytes_per_s; }, 1e5},
+    {"single_copy_us", [](CostModel& m) { return &m.single_copy_us; }, 1e6},
 };
 
 const ParamField* FindField(const std::string& name) {

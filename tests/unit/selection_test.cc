@@ -72,6 +72,65 @@ TEST(Selection, CalibratedParametersKeepTheOneNodeRule) {
             tune::EstimateProgramUs(BuildProgram(s, ring, 0), eager));
 }
 
+TEST(Selection, ReducesInCacheAndCopiesBetweenCoresAtTheirOwnRates) {
+  tune::CostModel m;
+  m.copy_gbytes_per_s = 8;
+  m.reduce_gbytes_per_s = 6;
+  m.reduce_half_gbytes_per_s = 1;
+  const tune::CostModel uncached = m;
+  m.compute_cached_bytes = 1u << 20;
+  m.reduce_cached_gbytes_per_s = 24;
+  m.handover_gbytes_per_s = 16;
+  m.single_copy_us = 1;
+  // A reduce in cache takes a quarter of the time; from 16 MiB the memory rate; between, in
+  // between. fp16 reduces are compute-bound: one rate at every size.
+  EXPECT_DOUBLE_EQ(m.ReduceUs(64 << 10, weftFloat32, 1u << 20),
+                   uncached.ReduceUs(64 << 10, weftFloat32, 1u << 20) / 4);
+  EXPECT_DOUBLE_EQ(m.ReduceUs(64 << 10, weftFloat32, 16u << 20),
+                   uncached.ReduceUs(64 << 10, weftFloat32, 16u << 20));
+  const double mid = m.ReduceUs(64 << 10, weftFloat32, 4u << 20);
+  EXPECT_GT(mid, m.ReduceUs(64 << 10, weftFloat32, 1u << 20));
+  EXPECT_LT(mid, m.ReduceUs(64 << 10, weftFloat32, 16u << 20));
+  EXPECT_DOUBLE_EQ(m.ReduceUs(64 << 10, weftFloat16, 1u << 20),
+                   m.ReduceUs(64 << 10, weftFloat16, 64u << 20));
+  // The working set is the program's buffers: a 128 KiB reduce at 2 ranks is estimated
+  // cheaper in cache; a 64 MiB one is not.
+  const Recipe tree{"tree", {2}, 0};
+  const CollSpec small = Spec(Coll::kReduce, 32768), large = Spec(Coll::kReduce, 16u << 20);
+  EXPECT_LT(tune::EstimateProgramUs(BuildProgram(small, tree, 0), m),
+            tune::EstimateProgramUs(BuildProgram(small, tree, 0), uncached));
+  EXPECT_DOUBLE_EQ(tune::EstimateProgramUs(BuildProgram(large, tree, 0), m),
+                   tune::EstimateProgramUs(BuildProgram(large, tree, 0), uncached));
+  // Copies: inside the rank at the copy rate; through a slot at the handover rate (in cache);
+  // from a peer's buffer one single-copy call more.
+  ir::Program p;
+  p.nranks = 2;
+  p.send_bytes = p.recv_bytes = 64 << 10;
+  p.dtype = weftFloat32;
+  ir::Instr own;
+  own.op = ir::Opcode::kCopy;
+  own.bytes = 64 << 10;
+  own.srcs = {{ir::Space::kSend, 0, 0}};
+  own.dst = {ir::Space::kRecv, 0, 0};
+  ir::Instr slot = own, peer = own;
+  slot.dst = {ir::Space::kShm, 0, 0};
+  peer.srcs = {{ir::Space::kPeerSend, 1, 0}};
+  const tune::ComputePricer price(m, p);
+  EXPECT_DOUBLE_EQ(price.Us(own), m.CopyUs(64 << 10));
+  EXPECT_DOUBLE_EQ(price.Us(slot), (64 << 10) / 16e3);
+  EXPECT_DOUBLE_EQ(price.Us(peer), 1 + (64 << 10) / 16e3);
+  // A copy into a range the program then sends to a node peer crosses cores too.
+  ir::Instr send;
+  send.op = ir::Opcode::kSend;
+  send.peer = 1;
+  send.bytes = 4096;
+  send.srcs = {{ir::Space::kRecv, 0, 60 << 10}};
+  p.code = {own, send};
+  EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(own), (64 << 10) / 16e3);
+  p.code[1].srcs[0].offset = 64 << 10;  // just past the copy: no overlap
+  EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(own), m.CopyUs(64 << 10));
+}
+
 TEST(Selection, RankedForTheTunerDefaultFirstNoDuplicates) {
   for (const bool calibrated : {false, true}) {
     tune::CostModel m = calibrated ? Calibrated() : tune::CostModel{};

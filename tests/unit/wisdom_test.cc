@@ -85,7 +85,7 @@ TEST(Wisdom, AppliesCalibratedParameters) {
   EXPECT_FALSE(GetParam(m, "warp_speed", &v));
   for (const std::string& name : WisdomParamNames()) EXPECT_TRUE(GetParam(m, name, &v)) << name;
   // fp16 reduces at their own rate once calibrated.
-  EXPECT_GT(m.ReduceUs(1 << 20, weftFloat16), m.ReduceUs(1 << 20, weftFloat32));
+  EXPECT_GT(m.ReduceUs(1 << 20, weftFloat16, 1 << 20), m.ReduceUs(1 << 20, weftFloat32, 1 << 20));
 }
 
 TEST(Wisdom, RefusesMalformedFiles) {

@@ -12,6 +12,7 @@
 #include "core/dtype.h"
 #include "exec/reduce_kernels.h"
 #include "time_recipes.h"
+#include "transport/cma/cma.h"
 #include "tune/cost_model.h"
 #include "weft/weft.h"
 
@@ -261,6 +262,96 @@ double CounterWaitUs(MPI_Comm world) {
   return us;
 }
 
+// Copies through shared memory between local ranks 0 and 1 (MPI's shared-memory split), as a
+// shared-memory schedule's slots see them: rank 0 copies a chunk from its own memory into a
+// slot, rank 1 copies it out, in turns, each waiting for the other's counter. Per copy, bytes
+// over half a turn, for chunks of 64 and 256 KiB (the median); -1 where there is no second rank.
+double HandoverGBps(MPI_Comm world) {
+  MPI_Comm local;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  int lr = 0, ln = 0;
+  MPI_Comm_rank(local, &lr);
+  MPI_Comm_size(local, &ln);
+  double gbps = -1;
+  constexpr size_t kMax = 256u << 10;
+  if (ln >= 2) {
+    MPI_Win win;
+    unsigned char* base = nullptr;
+    MPI_Win_allocate_shared(lr == 0 ? kMax + 64 : 0, 1, MPI_INFO_NULL, local, &base, &win);
+    MPI_Aint size = 0;
+    int disp = 0;
+    MPI_Win_shared_query(win, 0, &size, &disp, &base);
+    auto* flag = reinterpret_cast<std::atomic<uint64_t>*>(base);
+    unsigned char* slot = base + 64;
+    if (lr == 0) flag->store(0);
+    std::vector<unsigned char> mine(kMax, static_cast<unsigned char>(lr + 1));
+    std::vector<double> rates;
+    uint64_t seq = 0;
+    for (size_t bytes : {size_t{64} << 10, kMax}) {
+      QuietBarrier(local);
+      const int iters = static_cast<int>((64u << 20) / bytes);
+      const double t0 = MPI_Wtime();
+      for (int i = 0; i < iters && lr < 2; ++i, seq += 2) {
+        const uint64_t want = seq + lr;
+        int spins = 0;
+        while (flag->load(std::memory_order_acquire) != want) {
+          if (++spins > 1000) sched_yield();  // oversubscribed: let the peer run
+        }
+        if (lr == 0) {
+          std::memcpy(slot, mine.data(), bytes);
+        } else {
+          std::memcpy(mine.data(), slot, bytes);
+        }
+        flag->store(want + 1, std::memory_order_release);
+      }
+      rates.push_back(2.0 * bytes * iters / ((MPI_Wtime() - t0) * 1e9));
+    }
+    gbps = Median(rates);
+    QuietBarrier(local);
+    MPI_Win_free(&win);
+  }
+  MPI_Comm_free(&local);
+  return gbps;
+}
+
+// One single copy (process_vm_readv) of 64 bytes from local rank 1's memory, timed on local rank
+// 0: the median of 201. -1 where there is no second rank or single copy is not permitted.
+double SingleCopyUs(MPI_Comm world) {
+  MPI_Comm local;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  int lr = 0, ln = 0;
+  MPI_Comm_rank(local, &lr);
+  MPI_Comm_size(local, &ln);
+  double us = -1;
+  if (ln >= 2 && lr < 2) {
+    unsigned char mine[64] = {7};
+    uint64_t where[2] = {static_cast<uint64_t>(getpid()), reinterpret_cast<uint64_t>(mine)};
+    char done = 0;
+    if (lr == 1) {  // keeps `mine` alive until rank 0 has read it
+      MPI_Send(where, 2, MPI_UINT64_T, 0, 6, local);
+      MPI_Recv(&done, 1, MPI_CHAR, 0, 7, local, MPI_STATUS_IGNORE);
+    }
+    if (lr == 0) {
+      MPI_Recv(where, 2, MPI_UINT64_T, 1, 6, local, MPI_STATUS_IGNORE);
+      std::vector<double> t;
+      std::string why;
+      for (int i = 0; i < 201; ++i) {
+        const double t0 = MPI_Wtime();
+        if (cma::Read(static_cast<pid_t>(where[0]), reinterpret_cast<const void*>(where[1]), mine,
+                      sizeof mine, &why) != weftSuccess) {
+          t.clear();
+          break;
+        }
+        t.push_back((MPI_Wtime() - t0) * 1e6);
+      }
+      if (!t.empty()) us = Median(t);
+      MPI_Send(&done, 1, MPI_CHAR, 1, 7, local);
+    }
+  }
+  MPI_Comm_free(&local);
+  return us;
+}
+
 // Buffers twice the last-level cache (as weft-bench rotates through): the copies and reduces
 // that matter to the choice are those of large calls, whose data comes from memory.
 size_t OutOfCacheBytes() {
@@ -269,28 +360,55 @@ size_t OutOfCacheBytes() {
                             256u << 20);
 }
 
-double CopyGBps() {
-  const size_t n = OutOfCacheBytes();
+// Median seconds of one memcpy of n bytes, alternating directions between two buffers.
+double CopySeconds(size_t n, int reps) {
   std::vector<unsigned char> a(n, 1), b(n, 2);
   std::vector<double> t;
-  for (int i = 0; i < 7; ++i) {
+  for (int i = 0; i < reps; ++i) {
     const double t0 = MPI_Wtime();
     std::memcpy(i % 2 ? a.data() : b.data(), i % 2 ? b.data() : a.data(), n);
     t.push_back(MPI_Wtime() - t0);
   }
-  return n / Median(t) / 1e9;
+  return Median(t);
 }
 
-double ReduceGBps(weftDataType_t type) {
-  const size_t bytes = OutOfCacheBytes() / 2, n = bytes / TypeSize(type);
+double CopyGBps() {
+  const size_t n = OutOfCacheBytes();
+  return n / CopySeconds(n, 7) / 1e9;
+}
+
+// Reduce of `bytes` of each of two buffers, fp32/fp16 sum: bytes read per second.
+double ReduceGBps(weftDataType_t type, size_t bytes, int reps) {
+  const size_t n = bytes / TypeSize(type);
   std::vector<unsigned char> a(bytes, 0), b(bytes, 0);
   std::vector<double> t;
-  for (int i = 0; i < 7; ++i) {
+  for (int i = 0; i < reps; ++i) {
     const double t0 = MPI_Wtime();
     ReduceInPlace(a.data(), b.data(), n, type, weftSum);
     t.push_back(MPI_Wtime() - t0);
   }
   return 2.0 * bytes / Median(t) / 1e9;
+}
+
+// The cache's reach: memcpy with working sets (source and destination) from 128 KiB to 16 MiB;
+// the largest within 80% of the best rate is compute_cached_bytes; the fp32 reduce with that
+// working set, reduce_cached_gbytes_per_s. out: those two. On the Xeon VM memcpy ran 35-40
+// GB/s to 1 MiB, 20 at 2 MiB, 13 at 4-16 MiB (both ranks at once).
+void CachedComputeRates(double out[2]) {
+  std::vector<size_t> sets;
+  std::vector<double> rates;
+  for (size_t ws = 128u << 10; ws <= (16u << 20); ws *= 2) {
+    const size_t n = ws / 2;
+    sets.push_back(ws);
+    // Repeats enough to cover a millisecond or so at cache speed: small copies are noisy.
+    rates.push_back(n / CopySeconds(n, std::max<int>(7, static_cast<int>((32u << 20) / n))) / 1e9);
+  }
+  const double top = *std::max_element(rates.begin(), rates.end());
+  size_t cached = 0;
+  while (cached + 1 < rates.size() && rates[cached + 1] >= 0.8 * top) ++cached;
+  out[0] = static_cast<double>(sets[cached]);
+  out[1] = ReduceGBps(weftFloat32, sets[cached] / 2,
+                      std::max<int>(7, static_cast<int>((32u << 20) / sets[cached])));
 }
 
 std::string Fmt(const char* f, double v) {
@@ -312,7 +430,7 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   }
   // v: values measured on rank 0 (the first rank of each measured pair), broadcast.
   // -1: not measured (no such pair), and the model keeps its default.
-  constexpr int kN = 18;
+  constexpr int kN = 22;
   double v[kN];
   std::fill(v, v + kN, -1.0);
   for (int tier = 0; tier < 2; ++tier) {
@@ -336,27 +454,40 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   }
   QuietBarrier(c);
   const double cw = CounterWaitUs(c);
+  QuietBarrier(c);
+  const double handover = HandoverGBps(c);
+  QuietBarrier(c);
+  const double single_copy = SingleCopyUs(c);
   // Copies and reduces on every rank at once, as a collective runs them: ranks of one machine
   // share its memory bandwidth (2 ranks here: 15 GB/s copying alone, less together).
-  double local[3];
+  double local[3], cached[2];
   QuietBarrier(c);
   local[0] = CopyGBps();
   QuietBarrier(c);
-  local[1] = ReduceGBps(weftFloat32);
+  local[1] = ReduceGBps(weftFloat32, OutOfCacheBytes() / 2, 7);
   QuietBarrier(c);
-  local[2] = ReduceGBps(weftFloat16);
+  local[2] = ReduceGBps(weftFloat16, OutOfCacheBytes() / 2, 7);
+  QuietBarrier(c);
+  CachedComputeRates(cached);
   if (me == 0) {
     v[13] = cw;
     std::copy(local, local + 3, v + 14);
+    std::copy(cached, cached + 2, v + 18);
+    v[20] = handover;
+    v[21] = single_copy;
   }
   MPI_Bcast(v, kN, MPI_DOUBLE, 0, c);
-  static const char* const kNames[kN] = {
-      "intra.latency_us",    "intra.gbytes_per_s",       "intra.eager_bytes",
-      "intra.rendezvous_us", "intra.cached_bytes",       "intra.cached_gbytes_per_s",
-      "inter.latency_us",    "inter.gbytes_per_s",       "inter.eager_bytes",
-      "inter.rendezvous_us", "inter.cached_bytes",       "inter.cached_gbytes_per_s",
-      "message_overhead_us", "counter_wait_us",          "copy_gbytes_per_s",
-      "reduce_gbytes_per_s", "reduce_half_gbytes_per_s", "call_overhead_us"};
+  static const char* const kNames[kN] = {"intra.latency_us",         "intra.gbytes_per_s",
+                                         "intra.eager_bytes",        "intra.rendezvous_us",
+                                         "intra.cached_bytes",       "intra.cached_gbytes_per_s",
+                                         "inter.latency_us",         "inter.gbytes_per_s",
+                                         "inter.eager_bytes",        "inter.rendezvous_us",
+                                         "inter.cached_bytes",       "inter.cached_gbytes_per_s",
+                                         "message_overhead_us",      "counter_wait_us",
+                                         "copy_gbytes_per_s",        "reduce_gbytes_per_s",
+                                         "reduce_half_gbytes_per_s", "call_overhead_us",
+                                         "compute_cached_bytes",     "reduce_cached_gbytes_per_s",
+                                         "handover_gbytes_per_s",    "single_copy_us"};
   static const char* const kHow[kN] = {
       "8 B ping-pong, half round trip, rank 0 and a rank of its node",
       "16 MiB exchanged both ways at once, bytes over (time - latency)",
@@ -376,7 +507,14 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
       "reduce kernel on every rank at once, fp32 sum, out of cache, bytes read",
       "reduce kernel on every rank at once, fp16 sum, bytes read",
       "8 B allreduce by one exchange (rexch:2) on a weft communicator of the pair, against the "
-      "same exchange in MPI, per call in a loop"};
+      "same exchange in MPI, per call in a loop",
+      "largest memcpy working set (source and destination, 128 KiB to 16 MiB) within 80% of the "
+      "best rate, every rank at once",
+      "reduce kernel, fp32 sum, with that working set, bytes read",
+      "a 64 and a 256 KiB chunk copied into a shared slot by one rank and out by another, in "
+      "turns: bytes per copy per second, the median",
+      "process_vm_readv of 64 B from local rank 1, timed on local rank 0, the median (where "
+      "permitted)"};
   std::vector<tune::WisdomParam> out;
   for (int i = 0; i < kN; ++i) {
     if (v[i] < 0) {

@@ -17,6 +17,12 @@
 //       (a collective's ranks share the machine's memory bandwidth); rank 0's rate
 //   reduce_gbytes_per_s / reduce_half_gbytes_per_s   weft's reduce kernel (sum, one such
 //       buffer into another) on fp32 / fp16, every rank at once: bytes read per second
+//   compute_cached_bytes / reduce_cached_gbytes_per_s   memcpy with working sets from 128 KiB
+//       to 16 MiB, every rank at once: the largest within 80% of the best rate; and the fp32
+//       reduce kernel with that working set
+//   handover_gbytes_per_s   a chunk copied into a shared slot by local rank 0 and out of it by
+//       local rank 1, in turns (what a shared-memory schedule's copies cost between cores)
+//   single_copy_us        one process_vm_readv of 64 B from local rank 1, on local rank 0
 // Every rank calls it; rank 0's values are broadcast so all hold the same.
 #pragma once
 
