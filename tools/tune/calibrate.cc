@@ -1,35 +1,20 @@
 #include "calibrate.h"
 
 #include <mpi.h>
-#include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
+#include "calibrate_node.h"
 #include "core/dtype.h"
-#include "exec/reduce_kernels.h"
 #include "time_recipes.h"
-#include "transport/cma/cma.h"
 #include "tune/cost_model.h"
 #include "weft/weft.h"
 
 namespace weft::tune_tool {
 namespace {
-
-// A barrier whose waiters sleep: while two ranks measure, the others must not take the cores
-// (at 4 ranks on 2 cores, spinning in MPI_Barrier made an 8-byte ping-pong read 6 us
-// instead of 0.4).
-void QuietBarrier(MPI_Comm comm) {
-  MPI_Request r;
-  MPI_Ibarrier(comm, &r);
-  int done = 0;
-  for (MPI_Test(&r, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&r, &done, MPI_STATUS_IGNORE)) {
-    usleep(200);
-  }
-}
 
 // Half the median round trip of `bytes` between ranks a and b of comm (-1 elsewhere).
 double PingPongUs(MPI_Comm comm, int me, int a, int b, size_t bytes, int iters) {
@@ -224,193 +209,6 @@ double CallOverheadUs(MPI_Comm comm, int me, int a, int b) {
   return us;
 }
 
-// Half the round trip of a counter in shared memory between local ranks 0 and 1 of this
-// machine (MPI's shared-memory split); -1 where there is no second rank.
-double CounterWaitUs(MPI_Comm world) {
-  MPI_Comm local;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  int lr = 0, ln = 0;
-  MPI_Comm_rank(local, &lr);
-  MPI_Comm_size(local, &ln);
-  double us = -1;
-  if (ln >= 2) {
-    MPI_Win win;
-    std::atomic<uint64_t>* flag = nullptr;
-    MPI_Win_allocate_shared(lr == 0 ? 64 : 0, 1, MPI_INFO_NULL, local, &flag, &win);
-    MPI_Aint size = 0;
-    int disp = 0;
-    MPI_Win_shared_query(win, 0, &size, &disp, &flag);
-    if (lr == 0) flag->store(0);
-    QuietBarrier(local);
-    const int iters = 20000;
-    if (lr < 2) {
-      const double t0 = MPI_Wtime();
-      for (uint64_t i = 0; i < iters; ++i) {
-        const uint64_t want = 2 * i + lr;
-        int spins = 0;
-        while (flag->load(std::memory_order_acquire) != want) {
-          if (++spins > 1000) sched_yield();  // oversubscribed: let the peer run
-        }
-        flag->store(want + 1, std::memory_order_release);
-      }
-      us = (MPI_Wtime() - t0) * 1e6 / (2.0 * iters);
-    }
-    QuietBarrier(local);
-    MPI_Win_free(&win);
-  }
-  MPI_Comm_free(&local);
-  return us;
-}
-
-// Copies through shared memory between local ranks 0 and 1 (MPI's shared-memory split), as a
-// shared-memory schedule's slots see them: rank 0 copies a chunk from its own memory into a
-// slot, rank 1 copies it out, in turns, each waiting for the other's counter. Per copy, bytes
-// over half a turn, for chunks of 64 and 256 KiB (the median); -1 where there is no second rank.
-double HandoverGBps(MPI_Comm world) {
-  MPI_Comm local;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  int lr = 0, ln = 0;
-  MPI_Comm_rank(local, &lr);
-  MPI_Comm_size(local, &ln);
-  double gbps = -1;
-  constexpr size_t kMax = 256u << 10;
-  if (ln >= 2) {
-    MPI_Win win;
-    unsigned char* base = nullptr;
-    MPI_Win_allocate_shared(lr == 0 ? kMax + 64 : 0, 1, MPI_INFO_NULL, local, &base, &win);
-    MPI_Aint size = 0;
-    int disp = 0;
-    MPI_Win_shared_query(win, 0, &size, &disp, &base);
-    auto* flag = reinterpret_cast<std::atomic<uint64_t>*>(base);
-    unsigned char* slot = base + 64;
-    if (lr == 0) flag->store(0);
-    std::vector<unsigned char> mine(kMax, static_cast<unsigned char>(lr + 1));
-    std::vector<double> rates;
-    uint64_t seq = 0;
-    for (size_t bytes : {size_t{64} << 10, kMax}) {
-      QuietBarrier(local);
-      const int iters = static_cast<int>((64u << 20) / bytes);
-      const double t0 = MPI_Wtime();
-      for (int i = 0; i < iters && lr < 2; ++i, seq += 2) {
-        const uint64_t want = seq + lr;
-        int spins = 0;
-        while (flag->load(std::memory_order_acquire) != want) {
-          if (++spins > 1000) sched_yield();  // oversubscribed: let the peer run
-        }
-        if (lr == 0) {
-          std::memcpy(slot, mine.data(), bytes);
-        } else {
-          std::memcpy(mine.data(), slot, bytes);
-        }
-        flag->store(want + 1, std::memory_order_release);
-      }
-      rates.push_back(2.0 * bytes * iters / ((MPI_Wtime() - t0) * 1e9));
-    }
-    gbps = Median(rates);
-    QuietBarrier(local);
-    MPI_Win_free(&win);
-  }
-  MPI_Comm_free(&local);
-  return gbps;
-}
-
-// One single copy (process_vm_readv) of 64 bytes from local rank 1's memory, timed on local rank
-// 0: the median of 201. -1 where there is no second rank or single copy is not permitted.
-double SingleCopyUs(MPI_Comm world) {
-  MPI_Comm local;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  int lr = 0, ln = 0;
-  MPI_Comm_rank(local, &lr);
-  MPI_Comm_size(local, &ln);
-  double us = -1;
-  if (ln >= 2 && lr < 2) {
-    unsigned char mine[64] = {7};
-    uint64_t where[2] = {static_cast<uint64_t>(getpid()), reinterpret_cast<uint64_t>(mine)};
-    char done = 0;
-    if (lr == 1) {  // keeps `mine` alive until rank 0 has read it
-      MPI_Send(where, 2, MPI_UINT64_T, 0, 6, local);
-      MPI_Recv(&done, 1, MPI_CHAR, 0, 7, local, MPI_STATUS_IGNORE);
-    }
-    if (lr == 0) {
-      MPI_Recv(where, 2, MPI_UINT64_T, 1, 6, local, MPI_STATUS_IGNORE);
-      std::vector<double> t;
-      std::string why;
-      for (int i = 0; i < 201; ++i) {
-        const double t0 = MPI_Wtime();
-        if (cma::Read(static_cast<pid_t>(where[0]), reinterpret_cast<const void*>(where[1]), mine,
-                      sizeof mine, &why) != weftSuccess) {
-          t.clear();
-          break;
-        }
-        t.push_back((MPI_Wtime() - t0) * 1e6);
-      }
-      if (!t.empty()) us = Median(t);
-      MPI_Send(&done, 1, MPI_CHAR, 1, 7, local);
-    }
-  }
-  MPI_Comm_free(&local);
-  return us;
-}
-
-// Buffers twice the last-level cache (as weft-bench rotates through): the copies and reduces
-// that matter to the choice are those of large calls, whose data comes from memory.
-size_t OutOfCacheBytes() {
-  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  return std::clamp<size_t>(llc > 0 ? 2 * static_cast<size_t>(llc) : (64u << 20), 8u << 20,
-                            256u << 20);
-}
-
-// Median seconds of one memcpy of n bytes, alternating directions between two buffers.
-double CopySeconds(size_t n, int reps) {
-  std::vector<unsigned char> a(n, 1), b(n, 2);
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    const double t0 = MPI_Wtime();
-    std::memcpy(i % 2 ? a.data() : b.data(), i % 2 ? b.data() : a.data(), n);
-    t.push_back(MPI_Wtime() - t0);
-  }
-  return Median(t);
-}
-
-double CopyGBps() {
-  const size_t n = OutOfCacheBytes();
-  return n / CopySeconds(n, 7) / 1e9;
-}
-
-// Reduce of `bytes` of each of two buffers, fp32/fp16 sum: bytes read per second.
-double ReduceGBps(weftDataType_t type, size_t bytes, int reps) {
-  const size_t n = bytes / TypeSize(type);
-  std::vector<unsigned char> a(bytes, 0), b(bytes, 0);
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    const double t0 = MPI_Wtime();
-    ReduceInPlace(a.data(), b.data(), n, type, weftSum);
-    t.push_back(MPI_Wtime() - t0);
-  }
-  return 2.0 * bytes / Median(t) / 1e9;
-}
-
-// The cache's reach: memcpy with working sets (source and destination) from 128 KiB to 16 MiB;
-// the largest within 80% of the best rate is compute_cached_bytes; the fp32 reduce with that
-// working set, reduce_cached_gbytes_per_s. out: those two. On the Xeon VM memcpy ran 35-40
-// GB/s to 1 MiB, 20 at 2 MiB, 13 at 4-16 MiB (both ranks at once).
-void CachedComputeRates(double out[2]) {
-  std::vector<size_t> sets;
-  std::vector<double> rates;
-  for (size_t ws = 128u << 10; ws <= (16u << 20); ws *= 2) {
-    const size_t n = ws / 2;
-    sets.push_back(ws);
-    // Repeats enough to cover a millisecond or so at cache speed: small copies are noisy.
-    rates.push_back(n / CopySeconds(n, std::max<int>(7, static_cast<int>((32u << 20) / n))) / 1e9);
-  }
-  const double top = *std::max_element(rates.begin(), rates.end());
-  size_t cached = 0;
-  while (cached + 1 < rates.size() && rates[cached + 1] >= 0.8 * top) ++cached;
-  out[0] = static_cast<double>(sets[cached]);
-  out[1] = ReduceGBps(weftFloat32, sets[cached] / 2,
-                      std::max<int>(7, static_cast<int>((32u << 20) / sets[cached])));
-}
-
 std::string Fmt(const char* f, double v) {
   char b[128];
   std::snprintf(b, sizeof b, f, v);
@@ -477,18 +275,18 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
     v[21] = single_copy;
   }
   MPI_Bcast(v, kN, MPI_DOUBLE, 0, c);
-  static const char* const kNames[kN] = {"intra.latency_us",         "intra.gbytes_per_s",
-                                         "intra.eager_bytes",        "intra.rendezvous_us",
-                                         "intra.cached_bytes",       "intra.cached_gbytes_per_s",
-                                         "inter.latency_us",         "inter.gbytes_per_s",
-                                         "inter.eager_bytes",        "inter.rendezvous_us",
-                                         "inter.cached_bytes",       "inter.cached_gbytes_per_s",
-                                         "message_overhead_us",      "counter_wait_us",
-                                         "copy_gbytes_per_s",        "reduce_gbytes_per_s",
-                                         "reduce_half_gbytes_per_s", "call_overhead_us",
-                                         "compute_cached_bytes",     "reduce_cached_gbytes_per_s",
-                                         "handover_gbytes_per_s",    "single_copy_us"};
-  static const char* const kHow[kN] = {
+  static const char* const kNames[] = {"intra.latency_us",         "intra.gbytes_per_s",
+                                       "intra.eager_bytes",        "intra.rendezvous_us",
+                                       "intra.cached_bytes",       "intra.cached_gbytes_per_s",
+                                       "inter.latency_us",         "inter.gbytes_per_s",
+                                       "inter.eager_bytes",        "inter.rendezvous_us",
+                                       "inter.cached_bytes",       "inter.cached_gbytes_per_s",
+                                       "message_overhead_us",      "counter_wait_us",
+                                       "copy_gbytes_per_s",        "reduce_gbytes_per_s",
+                                       "reduce_half_gbytes_per_s", "call_overhead_us",
+                                       "compute_cached_bytes",     "reduce_cached_gbytes_per_s",
+                                       "handover_gbytes_per_s",    "single_copy_us"};
+  static const char* const kHow[] = {
       "8 B ping-pong, half round trip, rank 0 and a rank of its node",
       "16 MiB exchanged both ways at once, bytes over (time - latency)",
       "largest ping-pong step between 256 B and 256 KiB beyond the bytes, bisected (0: none)",
@@ -513,8 +311,9 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
       "reduce kernel, fp32 sum, with that working set, bytes read",
       "a 64 and a 256 KiB chunk copied into a shared slot by one rank and out by another, in "
       "turns: bytes per copy per second, the median",
-      "process_vm_readv of 64 B from local rank 1, timed on local rank 0, the median (where "
-      "permitted)"};
+      "process_vm_readv of 64 B, local ranks 0 and 1 reading each other at once, timed on rank 0, "
+      "the median (where permitted)"};
+  static_assert(std::size(kNames) == kN && std::size(kHow) == kN, "one name and how per value");
   std::vector<tune::WisdomParam> out;
   for (int i = 0; i < kN; ++i) {
     if (v[i] < 0) {

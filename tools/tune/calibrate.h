@@ -22,7 +22,8 @@
 //       reduce kernel with that working set
 //   handover_gbytes_per_s   a chunk copied into a shared slot by local rank 0 and out of it by
 //       local rank 1, in turns (what a shared-memory schedule's copies cost between cores)
-//   single_copy_us        one process_vm_readv of 64 B from local rank 1, on local rank 0
+//   single_copy_us        process_vm_readv of 64 B, local ranks 0 and 1 reading each other at
+//       once, on rank 0
 // Every rank calls it; rank 0's values are broadcast so all hold the same.
 #pragma once
 

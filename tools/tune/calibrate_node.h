@@ -1,0 +1,34 @@
+// Calibration's measurements of one machine's memory, as the ranks of a node see it: a counter
+// and a chunk handed between two cores through shared memory, a single copy from a peer, and
+// copy and reduce rates in and out of cache (calibrate.h lists what each parameter means).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+#include "weft/weft.h"
+
+namespace weft::tune_tool {
+
+/// A barrier whose waiters sleep (calibrate_node.cc says why).
+void QuietBarrier(MPI_Comm comm);
+/// Half the round trip of a counter in shared memory between local ranks 0 and 1; -1 where
+/// there is no second rank.
+double CounterWaitUs(MPI_Comm world);
+/// GB/s per copy of a chunk handed between local ranks 0 and 1 through a shared slot; -1 where
+/// there is no second rank.
+double HandoverGBps(MPI_Comm world);
+/// Microseconds of one process_vm_readv of 64 B, local ranks 0 and 1 reading each other at
+/// once, on rank 0; -1 elsewhere, where there is no second rank or single copy is not permitted.
+double SingleCopyUs(MPI_Comm world);
+/// Twice the last-level cache, clamped to 8-256 MiB: the buffers of the out-of-cache rates.
+size_t OutOfCacheBytes();
+/// memcpy rate of OutOfCacheBytes() buffers, GB/s.
+double CopyGBps();
+/// Reduce kernel (sum of `type`) over two buffers of `bytes`: bytes read per second, GB/s.
+double ReduceGBps(weftDataType_t type, size_t bytes, int reps);
+/// out[0]: compute_cached_bytes, out[1]: reduce_cached_gbytes_per_s.
+void CachedComputeRates(double out[2]);
+
+}  // namespace weft::tune_tool
