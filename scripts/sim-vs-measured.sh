@@ -20,7 +20,7 @@ trap 'rm -f "$tmp"' EXIT
     recipe=${recipe//\"/}
     [ "$def" = 0 ] || continue
     case "$recipe" in zerocopy*) continue ;; esac
-    p=$("$sim" "$coll" -p "$np" -n $((bytes / 4)) -d float --recipe "$recipe" "${topo_args[@]}" \
+    p=$("$sim" "$coll" -p "$np" -n $((bytes / 4)) -d float --recipe "$recipe" "${topo_args[@]}" --calls 4 \
           --wisdom "$wisdom" --mem-budget-mib 64 | sed -n 's/^predicted_us: //p')
     awk -v c="$coll" -v b="$bytes" -v r="$recipe" -v m="$us" -v p="$p" \
       'BEGIN { printf "%-15s %10d  %-26s %12.2f %12.2f %9.2f\n", c, b, r, m, p, p / m }'

@@ -26,6 +26,13 @@ struct SimOptions {
   /// not know (alltoallv). Bytes a program must leave alone are expected to hold kUnwritten.
   const std::vector<std::vector<unsigned char>>* inputs = nullptr;
   const std::vector<std::vector<unsigned char>>* expected = nullptr;
+  /// Calls run back to back, each rank starting its next call when it ends the last (a
+  /// benchmark's or the tuner's loop); predicted_us is then the time per call after the first:
+  /// (the last rank's end of the last call - the last rank's end of the first) / (calls - 1).
+  /// A rank that only sends runs ahead of its peers, so the next call hides the latency of its
+  /// messages, which one call pays in full (the tree's 8 B bcast at 2 ranks: 0.9 us for one
+  /// call, 0.33-0.42 measured in loops). More than 1 needs check_data false.
+  int calls = 1;
 };
 
 /// What the simulator fills every buffer with before a run (inputs aside).

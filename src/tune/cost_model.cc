@@ -15,6 +15,7 @@ double CacheAwareRate(double bytes, double cached_bytes, double cached, double m
 }
 
 double LinkTier::Rate(uint64_t bytes) const {
+  if (eager_gbytes_per_s > 0 && eager_bytes > 0 && bytes <= eager_bytes) return eager_gbytes_per_s;
   return CacheAwareRate(static_cast<double>(bytes), cached_bytes, cached_gbytes_per_s,
                         gbytes_per_s);
 }

@@ -31,5 +31,62 @@ TEST(SimModel, CallOverheadIsChargedOncePerCall) {
   }
 }
 
+// Calls back to back (a loop, as weft-bench and weft-tune time them): a bcast whose root only
+// sends runs ahead, so each later call hides its message's latency, and a loop's time per call
+// is below one call's; an exchange waits on its peer every call, so its time per call is one
+// call's. Shared-memory programs, whose waits count the peers' signals, run in a loop too (each
+// call's waits count from the signals of the calls before).
+TEST(SimModel, CallsBackToBackHideWhatALoopHides) {
+  sim::SimOptions one;
+  one.check_data = false;
+  one.model.intra.latency_us = 2;
+  one.model.call_overhead_us = 0.3;
+  sim::SimOptions loop = one;
+  loop.calls = 8;
+  auto us = [](const sched::CollSpec& spec, const sched::Recipe& r, const sim::SimOptions& o) {
+    const sim::SimResult res = sim::Simulate(spec, sched::BuildAllPrograms(spec, r), o);
+    EXPECT_TRUE(res.why.empty()) << res.why;
+    return res.predicted_us;
+  };
+  sched::CollSpec bcast;
+  bcast.coll = sched::Coll::kBroadcast;
+  bcast.nranks = 2;
+  bcast.count = 2;
+  bcast.dtype = weftFloat32;
+  const sched::Recipe tree{"tree", {2}, 0};
+  EXPECT_GT(us(bcast, tree, one), 2.3);
+  EXPECT_LT(us(bcast, tree, loop), 1.0);
+  sched::CollSpec allreduce = bcast;
+  allreduce.coll = sched::Coll::kAllReduce;
+  const sched::Recipe exchange{"rexch", {2}, 0};
+  EXPECT_NEAR(us(allreduce, exchange, loop), us(allreduce, exchange, one), 1e-9);
+  sched::GenEnv env;
+  env.shared_memory = true;
+  for (const char* gen : {"oneshot", "shmpipe"}) {
+    const sched::Recipe shm{gen, {}, 0};
+    allreduce.count = 100000;
+    ASSERT_EQ(sched::DeclineRecipe(allreduce, shm, env), "");
+    const double per_call = us(allreduce, shm, loop);
+    EXPECT_GT(per_call, 0.5 * us(allreduce, shm, one)) << gen;
+    EXPECT_LE(per_call, us(allreduce, shm, one) + 1e-9) << gen;
+  }
+  // Above the eager limit the root's send ends only once the receiver has taken the data, so
+  // a loop of rendezvous bcasts cannot run ahead: each call pays the handshake.
+  sim::SimOptions rdv = loop;
+  rdv.model.intra.eager_bytes = 4;
+  rdv.model.intra.rendezvous_us = 5;
+  EXPECT_GT(us(bcast, tree, rdv), 5.0);
+  // Messages up to the eager limit move at the eager rate where it is calibrated.
+  tune::LinkTier t;
+  t.gbytes_per_s = 10;
+  t.eager_bytes = 4096;
+  t.eager_gbytes_per_s = 2;
+  EXPECT_EQ(t.Rate(4096), 2);
+  EXPECT_EQ(t.Rate(4097), 10);
+  // A loop needs timing only: results of later calls are not checked.
+  loop.check_data = true;
+  EXPECT_FALSE(sim::Simulate(bcast, sched::BuildAllPrograms(bcast, tree), loop).why.empty());
+}
+
 }  // namespace
 }  // namespace weft::simtest

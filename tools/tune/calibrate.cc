@@ -55,8 +55,8 @@ double ExchangeUs(MPI_Comm comm, int me, int a, int b, size_t bytes, int iters) 
 // One link tier between ranks a and b: rank a measures and decides what to measure next (the
 // eager-limit search), announcing each step to b, which serves until told to stop.
 // out: latency_us, gbytes_per_s, eager_bytes, rendezvous_us, cached_bytes,
-// cached_gbytes_per_s (on a).
-void MeasureTier(MPI_Comm comm, int me, int a, int b, double out[6]) {
+// cached_gbytes_per_s, eager_gbytes_per_s (on a).
+void MeasureTier(MPI_Comm comm, int me, int a, int b, double out[7]) {
   enum : uint64_t { kStop, kPingPong, kExchange };
   if (me == b) {
     for (;;) {
@@ -124,7 +124,7 @@ void MeasureTier(MPI_Comm comm, int me, int a, int b, double out[6]) {
   const double step = excess(sizes[jump], t[jump], sizes[jump + 1], t[jump + 1]);
   out[0] = lat;
   out[1] = bw;
-  out[2] = out[3] = 0;
+  out[2] = out[3] = out[6] = 0;
   if (step > std::max(0.5, 0.5 * t[jump])) {
     size_t lo = sizes[jump], hi = sizes[jump + 1];
     while (hi - lo > 64) {
@@ -133,6 +133,11 @@ void MeasureTier(MPI_Comm comm, int me, int a, int b, double out[6]) {
     }
     out[2] = static_cast<double>(lo);
     out[3] = step;
+    // Below the limit, the ping-pong's growth from 256 B to the largest size under it: the
+    // bytes of an eager message cost more than the cached rate says (copied into and out of
+    // MPI's fragments): Open MPI's 2 KiB bcast by tree took 1.55 us in loops where 8 B took
+    // 0.33, and 15 GB/s would add 0.15.
+    if (jump > 0) out[6] = (sizes[jump] - sizes[0]) / std::max(t[jump] - t[0], 1e-3) / 1e3;
   }
   run(kStop, 0, 0);
 }
@@ -228,16 +233,19 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   }
   // v: values measured on rank 0 (the first rank of each measured pair), broadcast.
   // -1: not measured (no such pair), and the model keeps its default.
-  constexpr int kN = 22;
+  constexpr int kN = 24;
   double v[kN];
   std::fill(v, v + kN, -1.0);
   for (int tier = 0; tier < 2; ++tier) {
     const int b = tier == 0 ? intra : inter;
     QuietBarrier(c);
     if (b < 0) continue;
-    double fit[6];
+    double fit[7];
     MeasureTier(c, me, 0, b, fit);
-    if (me == 0) std::copy(fit, fit + 6, v + 6 * tier);
+    if (me == 0) {
+      std::copy(fit, fit + 6, v + 6 * tier);
+      v[22 + tier] = fit[6];
+    }
   }
   QuietBarrier(c);
   const int pair = intra >= 0 ? intra : inter;
@@ -285,7 +293,8 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
                                        "copy_gbytes_per_s",        "reduce_gbytes_per_s",
                                        "reduce_half_gbytes_per_s", "call_overhead_us",
                                        "compute_cached_bytes",     "reduce_cached_gbytes_per_s",
-                                       "handover_gbytes_per_s",    "single_copy_us"};
+                                       "handover_gbytes_per_s",    "single_copy_us",
+                                       "intra.eager_gbytes_per_s", "inter.eager_gbytes_per_s"};
   static const char* const kHow[] = {
       "8 B ping-pong, half round trip, rank 0 and a rank of its node",
       "16 MiB exchanged both ways at once, bytes over (time - latency)",
@@ -312,7 +321,10 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
       "a 64 and a 256 KiB chunk copied into a shared slot by one rank and out by another, in "
       "turns: bytes per copy per second, the median",
       "process_vm_readv of 64 B, local ranks 0 and 1 reading each other at once, timed on rank 0, "
-      "the median (where permitted)"};
+      "the median (where permitted)",
+      "256 B ping-pong against the largest size under intra.eager_bytes: bytes over the added "
+      "half round trip (0: no limit found)",
+      "as intra.eager_gbytes_per_s, across nodes"};
   static_assert(std::size(kNames) == kN && std::size(kHow) == kN, "one name and how per value");
   std::vector<tune::WisdomParam> out;
   for (int i = 0; i < kN; ++i) {

@@ -7,6 +7,8 @@
 //   intra.eager_bytes / intra.rendezvous_us   ping-pongs from 256 B to 256 KiB: the largest
 //       step in time between doubling sizes beyond what the bytes explain (MPI's switch from
 //       eager to rendezvous), bisected to 64 bytes
+//   intra.eager_gbytes_per_s   below that limit, bytes over the half round trip they add from
+//       256 B to the largest ping-pong size under it
 //   inter.*               the same between rank 0 and the first rank of another node
 //   message_overhead_us   64 small sends posted at once against one: the extra time per send
 //   counter_wait_us       a counter in MPI shared memory handed back and forth between two
