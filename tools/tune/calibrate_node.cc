@@ -28,94 +28,97 @@ void QuietBarrier(MPI_Comm comm) {
   }
 }
 
-// Half the round trip of a counter in shared memory between local ranks 0 and 1 of this
-// machine (MPI's shared-memory split); -1 where there is no second rank.
-double CounterWaitUs(MPI_Comm world) {
-  MPI_Comm local;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  int lr = 0, ln = 0;
-  MPI_Comm_rank(local, &lr);
-  MPI_Comm_size(local, &ln);
-  double us = -1;
-  if (ln >= 2) {
-    MPI_Win win;
-    std::atomic<uint64_t>* flag = nullptr;
-    MPI_Win_allocate_shared(lr == 0 ? 64 : 0, 1, MPI_INFO_NULL, local, &flag, &win);
-    MPI_Aint size = 0;
+namespace {
+
+// A counter and `bytes` of slot in one window of MPI shared memory, over this machine's ranks
+// (MPI's shared-memory split), for local ranks 0 and 1 to hand work back and forth.
+class SharedPair {
+ public:
+  SharedPair(MPI_Comm world, size_t bytes) {
+    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local_);
+    MPI_Comm_rank(local_, &rank_);
+    MPI_Comm_size(local_, &size_);
+    if (size_ < 2) return;
+    MPI_Win_allocate_shared(rank_ == 0 ? bytes + 64 : 0, 1, MPI_INFO_NULL, local_, &base_, &win_);
+    MPI_Aint got = 0;
     int disp = 0;
-    MPI_Win_shared_query(win, 0, &size, &disp, &flag);
-    if (lr == 0) flag->store(0);
-    QuietBarrier(local);
-    const int iters = 20000;
-    if (lr < 2) {
-      const double t0 = MPI_Wtime();
-      for (uint64_t i = 0; i < iters; ++i) {
-        const uint64_t want = 2 * i + lr;
-        int spins = 0;
-        while (flag->load(std::memory_order_acquire) != want) {
-          if (++spins > 1000) sched_yield();  // oversubscribed: let the peer run
-        }
-        flag->store(want + 1, std::memory_order_release);
-      }
-      us = (MPI_Wtime() - t0) * 1e6 / (2.0 * iters);
-    }
-    QuietBarrier(local);
-    MPI_Win_free(&win);
+    MPI_Win_shared_query(win_, 0, &got, &disp, &base_);
+    if (rank_ == 0) counter()->store(0);
+    QuietBarrier(local_);
   }
-  MPI_Comm_free(&local);
-  return us;
+  ~SharedPair() {
+    if (size_ >= 2) {
+      QuietBarrier(local_);
+      MPI_Win_free(&win_);
+    }
+    MPI_Comm_free(&local_);
+  }
+  bool exists() const { return size_ >= 2; }  // a second rank on this machine
+  bool member() const { return exists() && rank_ < 2; }
+  int rank() const { return rank_; }
+  MPI_Comm local() const { return local_; }
+  unsigned char* slot() const { return base_ + 64; }
+  std::atomic<uint64_t>* counter() const { return reinterpret_cast<std::atomic<uint64_t>*>(base_); }
+  // Waits until the counter reads `value`, yielding after a while (oversubscribed: let the
+  // peer run).
+  void WaitFor(uint64_t value) const {
+    for (int spins = 0; counter()->load(std::memory_order_acquire) != value;) {
+      if (++spins > 1000) sched_yield();
+    }
+  }
+
+ private:
+  MPI_Comm local_ = MPI_COMM_NULL;
+  MPI_Win win_ = MPI_WIN_NULL;
+  unsigned char* base_ = nullptr;
+  int rank_ = 0, size_ = 0;
+};
+
+}  // namespace
+
+// Half the round trip of a counter in shared memory between local ranks 0 and 1 of this
+// machine; -1 where there is no second rank.
+double CounterWaitUs(MPI_Comm world) {
+  SharedPair pair(world, 0);
+  if (!pair.member()) return -1;
+  constexpr uint64_t kIters = 20000;
+  const double t0 = MPI_Wtime();
+  for (uint64_t i = 0; i < kIters; ++i) {
+    const uint64_t want = 2 * i + pair.rank();
+    pair.WaitFor(want);
+    pair.counter()->store(want + 1, std::memory_order_release);
+  }
+  return (MPI_Wtime() - t0) * 1e6 / (2.0 * kIters);
 }
 
-// Copies through shared memory between local ranks 0 and 1 (MPI's shared-memory split), as a
-// shared-memory schedule's slots see them: rank 0 copies a chunk from its own memory into a
-// slot, rank 1 copies it out, in turns, each waiting for the other's counter. Per copy, bytes
-// over half a turn, for chunks of 64 and 256 KiB (the median); -1 where there is no second rank.
+// Copies through shared memory between local ranks 0 and 1, as a shared-memory schedule's
+// slots see them: rank 0 copies a chunk from its own memory into a slot, rank 1 copies it out,
+// in turns, each waiting for the other's counter. Per copy, bytes over half a turn, for chunks
+// of 64 and 256 KiB (the median); -1 where there is no second rank.
 double HandoverGBps(MPI_Comm world) {
-  MPI_Comm local;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  int lr = 0, ln = 0;
-  MPI_Comm_rank(local, &lr);
-  MPI_Comm_size(local, &ln);
-  double gbps = -1;
   constexpr size_t kMax = 256u << 10;
-  if (ln >= 2) {
-    MPI_Win win;
-    unsigned char* base = nullptr;
-    MPI_Win_allocate_shared(lr == 0 ? kMax + 64 : 0, 1, MPI_INFO_NULL, local, &base, &win);
-    MPI_Aint size = 0;
-    int disp = 0;
-    MPI_Win_shared_query(win, 0, &size, &disp, &base);
-    auto* flag = reinterpret_cast<std::atomic<uint64_t>*>(base);
-    unsigned char* slot = base + 64;
-    if (lr == 0) flag->store(0);
-    std::vector<unsigned char> mine(kMax, static_cast<unsigned char>(lr + 1));
-    std::vector<double> rates;
-    uint64_t seq = 0;
-    for (size_t bytes : {size_t{64} << 10, kMax}) {
-      QuietBarrier(local);
-      const int iters = static_cast<int>((64u << 20) / bytes);
-      const double t0 = MPI_Wtime();
-      for (int i = 0; i < iters && lr < 2; ++i, seq += 2) {
-        const uint64_t want = seq + lr;
-        int spins = 0;
-        while (flag->load(std::memory_order_acquire) != want) {
-          if (++spins > 1000) sched_yield();  // oversubscribed: let the peer run
-        }
-        if (lr == 0) {
-          std::memcpy(slot, mine.data(), bytes);
-        } else {
-          std::memcpy(mine.data(), slot, bytes);
-        }
-        flag->store(want + 1, std::memory_order_release);
+  SharedPair pair(world, kMax);
+  if (!pair.exists()) return -1;
+  std::vector<unsigned char> mine(kMax, static_cast<unsigned char>(pair.rank() + 1));
+  std::vector<double> rates;
+  uint64_t seq = 0;
+  for (size_t bytes : {size_t{64} << 10, kMax}) {
+    QuietBarrier(pair.local());
+    const int iters = static_cast<int>((64u << 20) / bytes);
+    const double t0 = MPI_Wtime();
+    for (int i = 0; i < iters && pair.member(); ++i, seq += 2) {
+      const uint64_t want = seq + pair.rank();
+      pair.WaitFor(want);
+      if (pair.rank() == 0) {
+        std::memcpy(pair.slot(), mine.data(), bytes);
+      } else {
+        std::memcpy(mine.data(), pair.slot(), bytes);
       }
-      rates.push_back(2.0 * bytes * iters / ((MPI_Wtime() - t0) * 1e9));
+      pair.counter()->store(want + 1, std::memory_order_release);
     }
-    gbps = Median(rates);
-    QuietBarrier(local);
-    MPI_Win_free(&win);
+    rates.push_back(2.0 * bytes * iters / ((MPI_Wtime() - t0) * 1e9));
   }
-  MPI_Comm_free(&local);
-  return gbps;
+  return pair.member() ? Median(rates) : -1;
 }
 
 // Single copy (process_vm_readv) between local ranks 0 and 1, each reading 64 B of the other's
