@@ -71,7 +71,7 @@ struct CostModel {
   /// 35-40 GB/s to a 1 MiB working set, 13 at 4-16 MiB; weft's fp32 reduce 46-50 in cache, 10
   /// out. A copy inside one rank's cache stays at copy_gbytes_per_s: pricing those at the
   /// cached memcpy rate put the point-to-point schedules further below their measured times at
-  /// 2 ranks (128 of 200 rows within 1.5x, against 149 without; bench/2026-12-04-model-cache).
+  /// 2 ranks (128 of 200 rows within 1.5x, against 144 without; bench/2026-12-04-model-cache).
   double compute_cached_bytes = 0;
   double reduce_cached_gbytes_per_s = 0;
   /// Copies and reduces that touch memory another rank touches in the call (a slot of the node
