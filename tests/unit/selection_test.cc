@@ -56,13 +56,25 @@ TEST(Selection, OneNodeSizeRule) {
 
 TEST(Selection, CalibratedParametersKeepTheOneNodeRule) {
   // Calibration changes the model, not the measured rule on shared memory (compile.cc says
-  // why), and shared buffers keep zerocopy.
+  // why; alltoall's one exception below), and shared buffers keep zerocopy.
   const tune::CostModel m = Calibrated();
   EXPECT_EQ(Chosen(Spec(Coll::kAllReduce, 256), OneNode(), m), "oneshot");
   EXPECT_EQ(Chosen(Spec(Coll::kAllReduce, 2u << 20), OneNode(), m), "shmpipe");
   GenEnv zc = OneNode();
   zc.zero_copy = true;
   EXPECT_EQ(Chosen(Spec(Coll::kAllReduce, 2u << 20), zc, m), "zerocopy");
+  // Alltoall above oneshot's cut-off weighs shmpipe against pairwise:4 once the handover rate
+  // is calibrated: slow handovers (lines moving between cores) favour MPI's single copy, fast
+  // ones the slots. Without the rate, the rule.
+  const CollSpec a2a = Spec(Coll::kAllToAll, 64u << 10);  // 128 KiB blocks
+  EXPECT_EQ(Chosen(a2a, OneNode(), m), "shmpipe");
+  tune::CostModel slow = m, fast = m;
+  slow.compute_cached_bytes = fast.compute_cached_bytes = 1u << 20;
+  slow.handover_gbytes_per_s = 2;
+  fast.handover_gbytes_per_s = 200;
+  EXPECT_EQ(Chosen(a2a, OneNode(), slow), "pairwise:4");
+  EXPECT_EQ(Chosen(a2a, OneNode(), fast), "shmpipe");
+  EXPECT_EQ(Chosen(Spec(Coll::kAllToAll, 256), OneNode(), slow), "oneshot");  // small: the rule
   // Across nodes the calibrated rendezvous shows: above the eager limit a round costs more.
   tune::CostModel eager = m;
   eager.intra.rendezvous_us = 0;
