@@ -38,7 +38,8 @@ uint64_t OneShotMaxBytes(Coll c) {
   }
 }
 
-std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every) {
+std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env,
+                                     const tune::CostModel& model, bool every) {
   std::vector<Recipe> out;
   auto add = [&](const char* gen, std::vector<int> factors, uint64_t chunk = 0) {
     Recipe r{gen, std::move(factors), chunk};
@@ -90,6 +91,17 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bo
         add("cma", {});
       } else if (spec.coll != Coll::kGather) {
         add("shmpipe", {});
+        // One exception, where the handover rate is calibrated: alltoall weighs shmpipe
+        // against the pairwise exchange over MPI by the model. Each rank sends each peer its
+        // block once either way; whether two copies through a slot beat MPI's single copy
+        // depends on how fast lines move between the cores, which the handover rate measures.
+        // On the Xeon VM, pairwise:4 beat shmpipe by 1.2-1.9x from 32 KiB to 32 MiB in every
+        // regret run, and the calibrated model ranked the two in the measured order in all 12
+        // rows of two runs (bench/2026-12-04-model-loop); on the EPYC VM of
+        // bench/2026-12-02-tuning shmpipe had won at 32 KiB by 2x. The model is the same on
+        // every rank (wisdom is agreed when the communicator is made), so every rank chooses
+        // alike.
+        if (spec.coll == Coll::kAllToAll && model.handover_gbytes_per_s > 0) add("pairwise", {4});
       }
     }
     if (!out.empty() && !every) return out;
@@ -228,7 +240,7 @@ std::vector<RankedRecipe> RankRecipes(const CollSpec& spec, const GenEnv& env,
   std::string why;
   if (!SelectRecipe(spec, env, model, nullptr, &chosen, &why)) return {};
   std::vector<RankedRecipe> out{{chosen, ModelUs(spec, chosen, model)}};
-  for (Recipe& r : CandidateRecipes(spec, env, /*every=*/true)) {
+  for (Recipe& r : CandidateRecipes(spec, env, model, /*every=*/true)) {
     // Two families can name one recipe (at P = 2, rexch's default and its radix-2 form).
     if (std::any_of(out.begin(), out.end(), [&](const RankedRecipe& x) { return x.recipe == r; })) {
       continue;
@@ -250,21 +262,7 @@ bool SelectRecipe(const CollSpec& spec, const GenEnv& env, const tune::CostModel
     *out = *forced;
     return true;
   }
-  std::vector<Recipe> cands = CandidateRecipes(spec, env);
-  // One exception to the one-node rule, where the handover rate is calibrated: alltoall weighs
-  // shmpipe against the pairwise exchange over MPI by the model. Each rank sends each peer its
-  // block once either way; whether two copies through a slot beat MPI's single copy depends on
-  // how fast lines move between the cores, which the handover rate measures. On the Xeon VM,
-  // pairwise:4 beat shmpipe by 1.2-1.9x from 32 KiB to 32 MiB in every regret run, and the
-  // calibrated model ranked the two in the measured order in all 12 rows of two runs
-  // (bench/2026-12-04-model-loop); on the EPYC VM of bench/2026-12-02-tuning shmpipe had won
-  // at 32 KiB by 2x. The model is the same on every rank (wisdom is agreed when the
-  // communicator is made), so every rank chooses alike.
-  if (model.handover_gbytes_per_s > 0 && spec.coll == Coll::kAllToAll && cands.size() == 1 &&
-      cands[0].generator == "shmpipe") {
-    const Recipe pairwise{"pairwise", {4}, 0};
-    if (DeclineRecipe(spec, pairwise, env).empty()) cands.push_back(pairwise);
-  }
+  const std::vector<Recipe> cands = CandidateRecipes(spec, env, model);
   if (cands.empty()) {
     *why = "no generator accepts " + SpecText(spec);
     return false;

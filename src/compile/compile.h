@@ -14,9 +14,11 @@ namespace weft::sched {
 
 /// The recipes selection considers for spec, in order of preference on a tie. Each names an
 /// accepting generator (checked by Decline). On a node's shared memory selection takes the
-/// shared-memory schedule its measured size rule names; `every` lists all of them and the
-/// point-to-point ones too (what a tuner measures).
-std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env, bool every = false);
+/// shared-memory schedule its measured size rule names (and, for alltoall under a calibrated
+/// handover rate, the pairwise exchange beside it, for `model` to weigh); `every` lists all of
+/// them and the point-to-point ones too (what a tuner measures).
+std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env,
+                                     const tune::CostModel& model, bool every = false);
 
 /// Picks the recipe for spec: `forced` when non-null and accepted (else *why says why not and
 /// false is returned), otherwise the candidate with the lowest modelled time (estimated from the

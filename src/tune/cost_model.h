@@ -68,10 +68,12 @@ struct CostModel {
   /// fit in compute_cached_bytes reduces at reduce_cached_gbytes_per_s, and copies between
   /// cores at handover_gbytes_per_s; from 16 MiB both at the rates above; log-linearly between
   /// (0: the rates above at every size). Measured on the Xeon VM (both ranks at once): memcpy
-  /// 35-40 GB/s to a 1 MiB working set, 13 at 4-16 MiB; weft's fp32 reduce 46-50 in cache, 10
-  /// out. A copy inside one rank's cache stays at copy_gbytes_per_s: pricing those at the
-  /// cached memcpy rate put the point-to-point schedules further below their measured times at
-  /// 2 ranks (128 of 200 rows within 1.5x, against 144 without; bench/2026-12-04-model-cache).
+  /// 32-36 GB/s to a 1 MiB working set, 22 at 2 MiB, 12-13 at 4-32 MiB
+  /// (bench/2026-12-04-model-cache/probes/copy_sweep); weft's fp32 reduce 40-68 in cache, 10
+  /// out (weft-tune, the wisdom files there and in -model-loop). A copy inside one rank's cache
+  /// stays at copy_gbytes_per_s: pricing those at the cached memcpy rate put the point-to-point
+  /// schedules further below their measured times at 2 ranks (an intermediate build: 128 of 200
+  /// rows within 1.5x, against 144 without; bench/2026-12-04-model-cache).
   double compute_cached_bytes = 0;
   double reduce_cached_gbytes_per_s = 0;
   /// Copies and reduces that touch memory another rank touches in the call (a slot of the node
@@ -122,8 +124,9 @@ struct CostModel {
 /// memory (a slot, a node peer's buffer), or a destination that the program also sends to a
 /// node peer (in a loop of calls the peer read those lines last time, by single copy or through
 /// MPI's shared memory, so each write takes them back). A copy from a peer's buffer adds
-/// single_copy_us. Measured on the Xeon VM: an MPI exchange of 64 KiB took 6.8 us, and 16.6
-/// with a memcpy into its send buffer before it (1.8 us alone in cache).
+/// single_copy_us. Measured on the Xeon VM (bench/2026-12-04-model-cache/probes/
+/// exchange_after_copy): an MPI exchange of 64 KiB took 8.2 us clean, 20.9 with a memcpy into
+/// its send buffer timed with it, 12.7 with that memcpy done before.
 class ComputePricer {
  public:
   ComputePricer(const CostModel& m, const ir::Program& p);

@@ -124,8 +124,8 @@ double HandoverGBps(MPI_Comm world) {
 // Single copy (process_vm_readv) between local ranks 0 and 1, each reading 64 B of the other's
 // memory at once (as a cma schedule's ranks do), timed on rank 0: the median of 201. -1 where
 // there is no second rank or single copy is not permitted. (The rate of 4 MiB reads, measured
-// the same way, came to 8.7-9.2 GB/s on the Xeon VM, the memcpy rate out of cache: the model
-// prices a single copy's bytes as other copies between cores.)
+// the same way by an intermediate weft-tune, came to 8.7-9.2 GB/s in two runs on the Xeon VM, the
+// memcpy rate out of cache: the model prices a single copy's bytes as other copies between cores.)
 double SingleCopyUs(MPI_Comm world) {
   MPI_Comm local;
   MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
@@ -206,8 +206,9 @@ double ReduceGBps(weftDataType_t type, size_t bytes, int reps) {
 
 // The cache's reach: memcpy with working sets (source and destination) from 128 KiB to 16 MiB;
 // the largest within 80% of the best rate is compute_cached_bytes; the fp32 reduce with that
-// working set, reduce_cached_gbytes_per_s. out: those two. On the Xeon VM memcpy ran 35-40
-// GB/s to 1 MiB, 20 at 2 MiB, 13 at 4-16 MiB (both ranks at once).
+// working set, reduce_cached_gbytes_per_s. out: those two. On the Xeon VM memcpy ran 32-36
+// GB/s to 1 MiB, 22 at 2 MiB, 12-13 at 4-32 MiB (both ranks at once;
+// bench/2026-12-04-model-cache/probes/copy_sweep).
 void CachedComputeRates(double out[2]) {
   std::vector<size_t> sets;
   std::vector<double> rates;
