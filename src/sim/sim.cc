@@ -292,7 +292,8 @@ bool Engine::Step(int r) {
           const bool eager = !opt_.model.Tier(m.src, m.dst).Rendezvous(m.send_bytes);
           t = std::max(t, m.src == r && eager ? m.inject_end : m.done);
         }
-        st.clock = t;
+        // Blocked: on an oversubscribed machine the core went to another rank meanwhile.
+        st.clock = t > st.clock ? t + opt_.model.wake_us : t;
         st.pending.clear();
         break;
       }
@@ -311,7 +312,7 @@ bool Engine::Step(int r) {
         }
         if (value > 0 && (it == sig.end() || it->second.size() < value)) return ran;
         const double seen = (value > 0 ? it->second[value - 1] : 0) + opt_.model.counter_wait_us;
-        st.clock = std::max(st.clock, seen);
+        st.clock = seen > st.clock ? seen + opt_.model.wake_us : st.clock;
         break;
       }
       case Opcode::kFence:

@@ -91,9 +91,14 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
   const ComputePricer compute(m, p);
   double total = m.call_overhead_us, latency = 0, wire_out = 0, wire_in = 0;
   int messages = 0;
+  bool receives = false;
   auto close_round = [&] {
-    total += latency + std::max(wire_out, wire_in) + messages * m.message_overhead_us;
+    // A round that receives blocks for it, and gives the core away where the machine is
+    // oversubscribed.
+    const double wake = receives ? m.wake_us : 0;
+    total += latency + wake + std::max(wire_out, wire_in) + messages * m.message_overhead_us;
     latency = wire_out = wire_in = 0;
+    receives = false;
     messages = 0;
   };
   bool in_waits = false;
@@ -114,6 +119,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
         (in.op == ir::Opcode::kSend ? wire_out : wire_in) +=
             m.WireUs(t, in.bytes * sharers) + (&t == &m.inter ? sharers * m.link_message_us : 0);
         if (in.op == ir::Opcode::kSend) ++messages;
+        if (in.op == ir::Opcode::kRecv) receives = true;
         break;
       }
       case ir::Opcode::kWaitAll:
@@ -121,7 +127,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
         break;
       case ir::Opcode::kWait:
         // Peers signal at about the same time: a run of waits costs one cache-line trip.
-        total += m.counter_wait_us;
+        total += m.counter_wait_us + m.wake_us;
         break;
       default:
         break;

@@ -87,6 +87,11 @@ struct CostModel {
   /// though they copy with memcpy. Measured on the Xeon VM: about 1 us, where the model had put
   /// every cma row up to 2 KiB at a quarter of its measured time.
   double single_copy_us = 0;
+  /// When a machine's ranks outnumber its cores: what a rank that blocked (on a message or a
+  /// counter) waits, after what it waited for has come, for a core to run on again (0: every
+  /// rank has a core, the value weft-tune writes there). Calibrated as an 8-byte ping-pong with
+  /// every rank of the machine in a pair at once, against one pair alone.
+  double wake_us = 0;
   std::shared_ptr<const Topology> nodes;  // which rank is on which node (null: all on one)
 
   /// The ranks of `rank`'s node whose message at the same offset (peer - rank, modulo the

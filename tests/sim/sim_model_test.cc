@@ -90,3 +90,47 @@ TEST(SimModel, CallsBackToBackHideWhatALoopHides) {
 
 }  // namespace
 }  // namespace weft::simtest
+
+namespace weft::simtest {
+namespace {
+
+// Where ranks outnumber cores, each wait that blocks costs the wake once more: a ring allreduce
+// at 4 ranks blocks in each of its 2(P - 1) rounds, a single exchange (rexch:4) in its one; the
+// estimate selection uses charges it per round that receives. A rank that never blocks (the
+// root of a bcast) pays nothing in the replay.
+TEST(SimModel, WakeIsChargedPerBlockedWait) {
+  sched::CollSpec spec;
+  spec.coll = sched::Coll::kAllReduce;
+  spec.nranks = 4;
+  spec.count = 64;  // a block per rank: the ring's six rounds each receive
+  spec.dtype = weftFloat32;
+  for (const auto& [r, rounds] :
+       {std::pair{sched::Recipe{"ring", {}, 0}, 6}, std::pair{sched::Recipe{"rexch", {4}, 0}, 1}}) {
+    const std::vector<ir::Program> ps = sched::BuildAllPrograms(spec, r);
+    sim::SimOptions opt;
+    opt.check_data = false;
+    const sim::SimResult base = sim::Simulate(spec, ps, opt);
+    ASSERT_TRUE(base.why.empty()) << base.why;
+    opt.model.wake_us = 2;
+    EXPECT_NEAR(sim::Simulate(spec, ps, opt).predicted_us - base.predicted_us, 2.0 * rounds, 1e-6)
+        << sched::RecipeText(r);
+    EXPECT_NEAR(tune::EstimateProgramUs(ps[1], opt.model) -
+                    tune::EstimateProgramUs(ps[1], sim::SimOptions{}.model),
+                2.0 * rounds, 1e-9)
+        << sched::RecipeText(r);
+  }
+  // A bcast's root sends and never blocks; its receiver blocks once.
+  spec.coll = sched::Coll::kBroadcast;
+  spec.nranks = 2;
+  const std::vector<ir::Program> ps = sched::BuildAllPrograms(spec, sched::Recipe{"tree", {2}, 0});
+  sim::SimOptions opt;
+  opt.check_data = false;
+  const double base = sim::Simulate(spec, ps, opt).predicted_us;
+  opt.model.wake_us = 2;
+  EXPECT_NEAR(sim::Simulate(spec, ps, opt).predicted_us - base, 2.0, 1e-9);
+  EXPECT_NEAR(tune::EstimateProgramUs(ps[0], opt.model),
+              tune::EstimateProgramUs(ps[0], sim::SimOptions{}.model), 1e-9);
+}
+
+}  // namespace
+}  // namespace weft::simtest

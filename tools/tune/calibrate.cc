@@ -233,7 +233,7 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   }
   // v: values measured on rank 0 (the first rank of each measured pair), broadcast.
   // -1: not measured (no such pair), and the model keeps its default.
-  constexpr int kN = 24;
+  constexpr int kN = 25;
   double v[kN];
   std::fill(v, v + kN, -1.0);
   for (int tier = 0; tier < 2; ++tier) {
@@ -264,6 +264,8 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   const double handover = HandoverGBps(c);
   QuietBarrier(c);
   const double single_copy = SingleCopyUs(c);
+  QuietBarrier(c);
+  const double wake = WakeUs(c);
   // Copies and reduces on every rank at once, as a collective runs them: ranks of one machine
   // share its memory bandwidth (2 ranks here: 15 GB/s copying alone, less together).
   double local[3], cached[2];
@@ -281,20 +283,34 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
     std::copy(cached, cached + 2, v + 18);
     v[20] = handover;
     v[21] = single_copy;
+    v[24] = wake;
   }
   MPI_Bcast(v, kN, MPI_DOUBLE, 0, c);
-  static const char* const kNames[] = {"intra.latency_us",         "intra.gbytes_per_s",
-                                       "intra.eager_bytes",        "intra.rendezvous_us",
-                                       "intra.cached_bytes",       "intra.cached_gbytes_per_s",
-                                       "inter.latency_us",         "inter.gbytes_per_s",
-                                       "inter.eager_bytes",        "inter.rendezvous_us",
-                                       "inter.cached_bytes",       "inter.cached_gbytes_per_s",
-                                       "message_overhead_us",      "counter_wait_us",
-                                       "copy_gbytes_per_s",        "reduce_gbytes_per_s",
-                                       "reduce_half_gbytes_per_s", "call_overhead_us",
-                                       "compute_cached_bytes",     "reduce_cached_gbytes_per_s",
-                                       "handover_gbytes_per_s",    "single_copy_us",
-                                       "intra.eager_gbytes_per_s", "inter.eager_gbytes_per_s"};
+  static const char* const kNames[] = {"intra.latency_us",
+                                       "intra.gbytes_per_s",
+                                       "intra.eager_bytes",
+                                       "intra.rendezvous_us",
+                                       "intra.cached_bytes",
+                                       "intra.cached_gbytes_per_s",
+                                       "inter.latency_us",
+                                       "inter.gbytes_per_s",
+                                       "inter.eager_bytes",
+                                       "inter.rendezvous_us",
+                                       "inter.cached_bytes",
+                                       "inter.cached_gbytes_per_s",
+                                       "message_overhead_us",
+                                       "counter_wait_us",
+                                       "copy_gbytes_per_s",
+                                       "reduce_gbytes_per_s",
+                                       "reduce_half_gbytes_per_s",
+                                       "call_overhead_us",
+                                       "compute_cached_bytes",
+                                       "reduce_cached_gbytes_per_s",
+                                       "handover_gbytes_per_s",
+                                       "single_copy_us",
+                                       "intra.eager_gbytes_per_s",
+                                       "inter.eager_gbytes_per_s",
+                                       "wake_us"};
   static const char* const kHow[] = {
       "8 B ping-pong, half round trip, rank 0 and a rank of its node",
       "16 MiB exchanged both ways at once, bytes over (time - latency)",
@@ -324,7 +340,9 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
       "the median (where permitted)",
       "256 B ping-pong against the largest size under intra.eager_bytes: bytes over the added "
       "half round trip (0: no limit found)",
-      "as intra.eager_gbytes_per_s, across nodes"};
+      "as intra.eager_gbytes_per_s, across nodes",
+      "8 B exchange loop, every pair of a machine's ranks at once against one pair alone: time "
+      "added per exchange (0 where rank 0's machine has under 4 ranks)"};
   static_assert(std::size(kNames) == kN && std::size(kHow) == kN, "one name and how per value");
   std::vector<tune::WisdomParam> out;
   for (int i = 0; i < kN; ++i) {

@@ -164,6 +164,62 @@ double SingleCopyUs(MPI_Comm world) {
   return lr == 0 ? us : -1;
 }
 
+// The wait for a core: on each machine local ranks 2i and 2i+1 exchange 8 B in a loop (both
+// send, then wait for both), every pair at once, against local ranks 0 and 1 of rank 0's machine
+// alone; the time per exchange added, on world rank 0, the median of 5 alternations, at least 0.
+// Exchanges, not a ping-pong: in a ping-pong half the ranks wait at any time, so 4 ranks on 2
+// cores never compete (1.72 us per half round trip loaded and alone on the Xeon VM), where a
+// loop of exchanges took 2.6 us loaded against 0.8 alone, as rexch:4's 8-byte allreduce took
+// 6.7 us where the model, without this term, said 1.3 (bench/2026-12-04-wake). 0 where rank 0's
+// machine has fewer than 4 ranks (one pair: nothing to compete with); -1 where it has one.
+double WakeUs(MPI_Comm world) {
+  MPI_Comm local;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  int lr = 0, ln = 0, me = 0, rank0_ranks = 0;
+  MPI_Comm_rank(local, &lr);
+  MPI_Comm_size(local, &ln);
+  MPI_Comm_rank(world, &me);
+  if (me == 0) rank0_ranks = ln;
+  MPI_Bcast(&rank0_ranks, 1, MPI_INT, 0, world);
+  if (rank0_ranks < 4) {
+    MPI_Comm_free(&local);
+    return rank0_ranks < 2 ? -1 : 0;
+  }
+  // Ranks keep their world order in `local`, so rank 0 is local rank 0 of its machine.
+  int leader = me;
+  MPI_Bcast(&leader, 1, MPI_INT, 0, local);
+  const bool with_rank0 = leader == 0;
+  const int peer = lr ^ 1;
+  const bool paired = peer < ln;
+  auto exchange_us = [&] {
+    constexpr int kIters = 2000;
+    unsigned char out[8] = {}, in[8];
+    std::vector<double> t;
+    for (int k = 0; k < 6; ++k) {
+      const double t0 = MPI_Wtime();
+      for (int i = 0; i < kIters; ++i) {
+        MPI_Request r[2];
+        MPI_Irecv(in, 8, MPI_BYTE, peer, 7, local, &r[0]);
+        MPI_Isend(out, 8, MPI_BYTE, peer, 7, local, &r[1]);
+        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+      }
+      if (k > 0) t.push_back((MPI_Wtime() - t0) * 1e6 / kIters);
+    }
+    return Median(t);
+  };
+  std::vector<double> added;
+  for (int turn = 0; turn < 5; ++turn) {
+    double alone = 0, loaded = 0;
+    QuietBarrier(world);
+    if (with_rank0 && lr < 2) alone = exchange_us();
+    QuietBarrier(world);
+    if (paired) loaded = exchange_us();
+    added.push_back(loaded - alone);
+  }
+  MPI_Comm_free(&local);
+  return me == 0 ? std::max(0.0, Median(added)) : -1;
+}
+
 // Buffers twice the last-level cache (as weft-bench rotates through): the copies and reduces
 // that matter to the choice are those of large calls, whose data comes from memory.
 size_t OutOfCacheBytes() {
