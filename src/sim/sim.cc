@@ -284,16 +284,21 @@ bool Engine::Step(int r) {
         if (!Post(r, in)) return ran;
         break;
       case Opcode::kWaitAll: {
-        double t = st.clock;
+        // local: this rank's own work (injecting eager sends); peer: what it waits on others
+        // for (receives, and rendezvous sends, done once their data has moved).
+        double local = st.clock, peer = st.clock;
         for (int id : st.pending) {
           const Message& m = msgs_[id];
           if (!(m.has_send && m.has_recv)) return ran;  // blocked
-          // An eager send is done once injected; a rendezvous send once its data has moved.
           const bool eager = !opt_.model.Tier(m.src, m.dst).Rendezvous(m.send_bytes);
-          t = std::max(t, m.src == r && eager ? m.inject_end : m.done);
+          if (m.src == r && eager) {
+            local = std::max(local, m.inject_end);
+          } else {
+            peer = std::max(peer, m.done);
+          }
         }
         // Blocked: on an oversubscribed machine the core went to another rank meanwhile.
-        st.clock = t > st.clock ? t + opt_.model.wake_us : t;
+        st.clock = peer > local ? peer + opt_.model.wake_us : local;
         st.pending.clear();
         break;
       }

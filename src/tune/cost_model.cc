@@ -93,8 +93,8 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
   int messages = 0;
   bool receives = false;
   auto close_round = [&] {
-    // A round that receives blocks for it, and gives the core away where the machine is
-    // oversubscribed.
+    // A round that receives (or sends by rendezvous) blocks for its peer, and gives the core
+    // away where the machine is oversubscribed.
     const double wake = receives ? m.wake_us : 0;
     total += latency + wake + std::max(wire_out, wire_in) + messages * m.message_overhead_us;
     latency = wire_out = wire_in = 0;
@@ -119,7 +119,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
         (in.op == ir::Opcode::kSend ? wire_out : wire_in) +=
             m.WireUs(t, in.bytes * sharers) + (&t == &m.inter ? sharers * m.link_message_us : 0);
         if (in.op == ir::Opcode::kSend) ++messages;
-        if (in.op == ir::Opcode::kRecv) receives = true;
+        if (in.op == ir::Opcode::kRecv || t.Rendezvous(in.bytes)) receives = true;
         break;
       }
       case ir::Opcode::kWaitAll:

@@ -342,7 +342,7 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
       "half round trip (0: no limit found)",
       "as intra.eager_gbytes_per_s, across nodes",
       "8 B exchange loop, every pair of a machine's ranks at once against one pair alone: time "
-      "added per exchange (0 where rank 0's machine has under 4 ranks)"};
+      "added per exchange (0 where rank 0's machine has a core per rank, or under 4 ranks)"};
   static_assert(std::size(kNames) == kN && std::size(kHow) == kN, "one name and how per value");
   std::vector<tune::WisdomParam> out;
   for (int i = 0; i < kN; ++i) {

@@ -170,20 +170,27 @@ double SingleCopyUs(MPI_Comm world) {
 // Exchanges, not a ping-pong: in a ping-pong half the ranks wait at any time, so 4 ranks on 2
 // cores never compete (1.72 us per half round trip loaded and alone on the Xeon VM), where a
 // loop of exchanges took 2.6 us loaded against 0.8 alone, as rexch:4's 8-byte allreduce took
-// 6.7 us where the model, without this term, said 1.3 (bench/2026-12-04-wake). 0 where rank 0's
-// machine has fewer than 4 ranks (one pair: nothing to compete with); -1 where it has one.
+// 6.7 us where the model, without this term, said 1.3 (bench/2026-12-04-wake). 0, unmeasured,
+// where rank 0's machine has a core per rank or fewer than 4 ranks (one pair: nothing to
+// compete with); -1 where it has one rank.
 double WakeUs(MPI_Comm world) {
   MPI_Comm local;
   MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  int lr = 0, ln = 0, me = 0, rank0_ranks = 0;
+  int lr = 0, ln = 0, me = 0;
   MPI_Comm_rank(local, &lr);
   MPI_Comm_size(local, &ln);
   MPI_Comm_rank(world, &me);
-  if (me == 0) rank0_ranks = ln;
-  MPI_Bcast(&rank0_ranks, 1, MPI_INT, 0, world);
-  if (rank0_ranks < 4) {
+  // The cores the machine's ranks may run on: the union of their affinity masks (ranks bound
+  // one per core count as many cores as ranks).
+  cpu_set_t mask, cores;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) CPU_SET(0, &mask);
+  MPI_Allreduce(&mask, &cores, static_cast<int>(sizeof mask), MPI_BYTE, MPI_BOR, local);
+  int rank0[2] = {ln, CPU_COUNT(&cores)};
+  MPI_Bcast(rank0, 2, MPI_INT, 0, world);
+  if (rank0[0] < 4 || rank0[0] <= rank0[1]) {
     MPI_Comm_free(&local);
-    return rank0_ranks < 2 ? -1 : 0;
+    return me != 0 || rank0[0] < 2 ? -1 : 0;
   }
   // Ranks keep their world order in `local`, so rank 0 is local rank 0 of its machine.
   int leader = me;

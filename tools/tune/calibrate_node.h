@@ -24,7 +24,8 @@ double HandoverGBps(MPI_Comm world);
 double SingleCopyUs(MPI_Comm world);
 /// Microseconds an 8-byte exchange loop adds per exchange with every local pair of ranks at
 /// once, against one pair alone (the wait for a core where ranks outnumber cores), on world
-/// rank 0; 0 where its machine has 2-3 ranks, -1 where it has one (and on other ranks).
+/// rank 0; 0 where its machine has a core per rank or 2-3 ranks, -1 where it has one (and on
+/// other ranks).
 double WakeUs(MPI_Comm world);
 /// Twice the last-level cache, clamped to 8-256 MiB: the buffers of the out-of-cache rates.
 size_t OutOfCacheBytes();
