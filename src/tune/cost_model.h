@@ -87,10 +87,12 @@ struct CostModel {
   /// though they copy with memcpy. Measured on the Xeon VM: about 1 us, where the model had put
   /// every cma row up to 2 KiB at a quarter of its measured time.
   double single_copy_us = 0;
-  /// When a machine's ranks outnumber its cores: what a rank that blocked (on a message or a
-  /// counter) waits, after what it waited for has come, for a core to run on again (0: every
-  /// rank has a core, the value weft-tune writes there). Calibrated as an 8-byte ping-pong with
-  /// every rank of the machine in a pair at once, against one pair alone.
+  /// When a machine's ranks outnumber its cores: what a rank that blocked (waiting on a peer's
+  /// message or counter) waits, after what it waited for has come, for a core to run on again
+  /// (0: every rank has a core, the value weft-tune writes there). Calibrated as an 8-byte
+  /// exchange loop with every pair of the machine's ranks at once against one pair alone:
+  /// 1.5-3.1 us at 4 ranks on the 2-core Xeon VM, where the model without it put the 4-rank
+  /// point-to-point rows at 0.2-0.5x their measured time (bench/2026-12-04-wake).
   double wake_us = 0;
   std::shared_ptr<const Topology> nodes;  // which rank is on which node (null: all on one)
 

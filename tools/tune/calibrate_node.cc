@@ -167,10 +167,10 @@ double SingleCopyUs(MPI_Comm world) {
 // The wait for a core: on each machine local ranks 2i and 2i+1 exchange 8 B in a loop (both
 // send, then wait for both), every pair at once, against local ranks 0 and 1 of rank 0's machine
 // alone; the time per exchange added, on world rank 0, the median of 5 alternations, at least 0.
-// Exchanges, not a ping-pong: in a ping-pong half the ranks wait at any time, so 4 ranks on 2
-// cores never compete (1.72 us per half round trip loaded and alone on the Xeon VM), where a
-// loop of exchanges took 2.6 us loaded against 0.8 alone, as rexch:4's 8-byte allreduce took
-// 6.7 us where the model, without this term, said 1.3 (bench/2026-12-04-wake). 0, unmeasured,
+// Exchanges, as a collective's rounds run (every rank sends and waits at once): on the Xeon VM a
+// loop of them took 2.0-3.2 us loaded against 0.6-0.9 alone, and held its median across repeats
+// where a ping-pong's once read the same loaded and alone; rexch:4's 8-byte allreduce took 6.7
+// us where the model without this term said 1.3 (bench/2026-12-04-wake). 0, unmeasured,
 // where rank 0's machine has a core per rank or fewer than 4 ranks (one pair: nothing to
 // compete with); -1 where it has one rank.
 double WakeUs(MPI_Comm world) {
