@@ -88,12 +88,6 @@ TEST(SimModel, CallsBackToBackHideWhatALoopHides) {
   EXPECT_FALSE(sim::Simulate(bcast, sched::BuildAllPrograms(bcast, tree), loop).why.empty());
 }
 
-}  // namespace
-}  // namespace weft::simtest
-
-namespace weft::simtest {
-namespace {
-
 // Where ranks outnumber cores, each wait that blocks costs the wake once more: a ring allreduce
 // at 4 ranks blocks in each of its 2(P - 1) rounds, a single exchange (rexch:4) in its one; the
 // estimate selection uses charges it per round that receives. A rank that never blocks (the

@@ -180,18 +180,10 @@ double CallOverheadUs(MPI_Comm comm, int me, int a, int b) {
   constexpr int kTurns = 9;
   constexpr double kTurnUs = 2000;
   std::vector<double> raw;
-  float out[2] = {1, 2}, in[2];
   int iters = 100;
   for (int turn = 0; turn < kTurns + 1; ++turn) {
     MPI_Barrier(pair);
-    const double t0 = MPI_Wtime();
-    for (int i = 0; i < iters; ++i) {
-      MPI_Request r[2];
-      MPI_Irecv(in, 8, MPI_BYTE, peer, 5, pair, &r[0]);
-      MPI_Isend(out, 8, MPI_BYTE, peer, 5, pair, &r[1]);
-      MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
-    }
-    double us = (MPI_Wtime() - t0) * 1e6 / iters, slowest = 0;
+    double us = ExchangeLoopUs(pair, peer, iters), slowest = 0;
     MPI_Allreduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, pair);
     if (turn == 0) {  // the first turn sizes the others, as TimeRecipes does
       iters = std::clamp(static_cast<int>(kTurnUs / std::max(slowest, 0.1)), 1, 2000);

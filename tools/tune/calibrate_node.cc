@@ -164,6 +164,18 @@ double SingleCopyUs(MPI_Comm world) {
   return lr == 0 ? us : -1;
 }
 
+double ExchangeLoopUs(MPI_Comm comm, int peer, int iters) {
+  float out[2] = {1, 2}, in[2];
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; ++i) {
+    MPI_Request r[2];
+    MPI_Irecv(in, 8, MPI_BYTE, peer, 5, comm, &r[0]);
+    MPI_Isend(out, 8, MPI_BYTE, peer, 5, comm, &r[1]);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  }
+  return (MPI_Wtime() - t0) * 1e6 / iters;
+}
+
 // The wait for a core: on each machine local ranks 2i and 2i+1 exchange 8 B in a loop (both
 // send, then wait for both), every pair at once, against local ranks 0 and 1 of rank 0's machine
 // alone; the time per exchange added, on world rank 0, the median of 5 alternations, at least 0.
@@ -199,18 +211,10 @@ double WakeUs(MPI_Comm world) {
   const int peer = lr ^ 1;
   const bool paired = peer < ln;
   auto exchange_us = [&] {
-    constexpr int kIters = 2000;
-    unsigned char out[8] = {}, in[8];
     std::vector<double> t;
     for (int k = 0; k < 6; ++k) {
-      const double t0 = MPI_Wtime();
-      for (int i = 0; i < kIters; ++i) {
-        MPI_Request r[2];
-        MPI_Irecv(in, 8, MPI_BYTE, peer, 7, local, &r[0]);
-        MPI_Isend(out, 8, MPI_BYTE, peer, 7, local, &r[1]);
-        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
-      }
-      if (k > 0) t.push_back((MPI_Wtime() - t0) * 1e6 / kIters);
+      const double us = ExchangeLoopUs(local, peer, 2000);
+      if (k > 0) t.push_back(us);  // the first warms up
     }
     return Median(t);
   };

@@ -22,6 +22,9 @@ double HandoverGBps(MPI_Comm world);
 /// Microseconds of one process_vm_readv of 64 B, local ranks 0 and 1 reading each other at
 /// once, on rank 0; -1 elsewhere, where there is no second rank or single copy is not permitted.
 double SingleCopyUs(MPI_Comm world);
+/// Microseconds per exchange of a loop of `iters` 8-byte exchanges with `peer` (Irecv, Isend,
+/// Waitall), as one round of a collective runs.
+double ExchangeLoopUs(MPI_Comm comm, int peer, int iters);
 /// Microseconds an 8-byte exchange loop adds per exchange with every local pair of ranks at
 /// once, against one pair alone (the wait for a core where ranks outnumber cores), on world
 /// rank 0; 0 where its machine has a core per rank or 2-3 ranks, -1 where it has one (and on
