@@ -82,8 +82,10 @@ double ComputePricer::Us(const ir::Instr& in) const {
   if (m.handover_gbytes_per_s <= 0 || !(crosses || SentToNodePeer(in.dst, in.bytes))) {
     return call + local;
   }
+  const double memory = peer_buffer && m.single_copy_gbytes_per_s > 0 ? m.single_copy_gbytes_per_s
+                                                                      : m.copy_gbytes_per_s;
   const double rate = CacheAwareRate(static_cast<double>(working_set_), m.compute_cached_bytes,
-                                     m.handover_gbytes_per_s, m.copy_gbytes_per_s);
+                                     m.handover_gbytes_per_s, memory);
   return call + std::max(reduce ? local : 0.0, bytes / (rate * 1e3));
 }
 

@@ -42,6 +42,7 @@ const ParamField kParams[] = {
     {"reduce_cached_gbytes_per_s", [](CostModel& m) { return &m.reduce_cached_gbytes_per_s; }, 1e5},
     {"handover_gbytes_per_s", [](CostModel& m) { return &m.handover_gbytes_per_s; }, 1e5},
     {"single_copy_us", [](CostModel& m) { return &m.single_copy_us; }, 1e6},
+    {"single_copy_gbytes_per_s", [](CostModel& m) { return &m.single_copy_gbytes_per_s; }, 1e5},
     {"wake_us", [](CostModel& m) { return &m.wake_us; }, 1e6},
 };
 

@@ -141,6 +141,16 @@ TEST(Selection, ReducesInCacheAndCopiesBetweenCoresAtTheirOwnRates) {
   EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(own), (64 << 10) / 16e3);
   p.code[1].srcs[0].offset = 64 << 10;  // just past the copy: no overlap
   EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(own), m.CopyUs(64 << 10));
+  // Out of cache (a 32 MiB working set) a slot's copy goes at the copy rate, a single copy at
+  // its own rate where calibrated.
+  p.code.clear();
+  p.send_bytes = p.recv_bytes = 16u << 20;
+  slot.bytes = peer.bytes = 16u << 20;
+  EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(slot), (16u << 20) / 8e3);
+  EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(peer), 1 + (16u << 20) / 8e3);
+  m.single_copy_gbytes_per_s = 5;
+  EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(slot), (16u << 20) / 8e3);
+  EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(peer), 1 + (16u << 20) / 5e3);
 }
 
 TEST(Selection, RankedForTheTunerDefaultFirstNoDuplicates) {

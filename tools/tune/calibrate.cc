@@ -225,7 +225,7 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   }
   // v: values measured on rank 0 (the first rank of each measured pair), broadcast.
   // -1: not measured (no such pair), and the model keeps its default.
-  constexpr int kN = 25;
+  constexpr int kN = 26;
   double v[kN];
   std::fill(v, v + kN, -1.0);
   for (int tier = 0; tier < 2; ++tier) {
@@ -255,7 +255,8 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   QuietBarrier(c);
   const double handover = HandoverGBps(c);
   QuietBarrier(c);
-  const double single_copy = SingleCopyUs(c);
+  double single_copy[2];
+  SingleCopy(c, single_copy);
   QuietBarrier(c);
   const double wake = WakeUs(c);
   // Copies and reduces on every rank at once, as a collective runs them: ranks of one machine
@@ -274,7 +275,8 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
     std::copy(local, local + 3, v + 14);
     std::copy(cached, cached + 2, v + 18);
     v[20] = handover;
-    v[21] = single_copy;
+    v[21] = single_copy[0];
+    v[25] = single_copy[1];
     v[24] = wake;
   }
   MPI_Bcast(v, kN, MPI_DOUBLE, 0, c);
@@ -302,7 +304,8 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
                                        "single_copy_us",
                                        "intra.eager_gbytes_per_s",
                                        "inter.eager_gbytes_per_s",
-                                       "wake_us"};
+                                       "wake_us",
+                                       "single_copy_gbytes_per_s"};
   static const char* const kHow[] = {
       "8 B ping-pong, half round trip, rank 0 and a rank of its node",
       "16 MiB exchanged both ways at once, bytes over (time - latency)",
@@ -334,7 +337,9 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
       "half round trip (0: no limit found)",
       "as intra.eager_gbytes_per_s, across nodes",
       "8 B exchange loop, every pair of a machine's ranks at once against one pair alone: time "
-      "added per exchange (0 where rank 0's machine has a core per rank, or under 4 ranks)"};
+      "added per exchange (0 where rank 0's machine has a core per rank, or under 4 ranks)",
+      "process_vm_readv of buffers twice the last-level cache, local ranks 0 and 1 reading each "
+      "other at once, timed on rank 0, the median (where permitted)"};
   static_assert(std::size(kNames) == kN && std::size(kHow) == kN, "one name and how per value");
   std::vector<tune::WisdomParam> out;
   for (int i = 0; i < kN; ++i) {

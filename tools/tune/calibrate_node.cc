@@ -121,49 +121,6 @@ double HandoverGBps(MPI_Comm world) {
   return pair.member() ? Median(rates) : -1;
 }
 
-// Single copy (process_vm_readv) between local ranks 0 and 1, each reading 64 B of the other's
-// memory at once (as a cma schedule's ranks do), timed on rank 0: the median of 201. -1 where
-// there is no second rank or single copy is not permitted. (The rate of 4 MiB reads, measured
-// the same way by an intermediate weft-tune, came to 8.7-9.2 GB/s in two runs on the Xeon VM, the
-// memcpy rate out of cache: the model prices a single copy's bytes as other copies between cores.)
-double SingleCopyUs(MPI_Comm world) {
-  MPI_Comm local;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  int lr = 0, ln = 0;
-  MPI_Comm_rank(local, &lr);
-  MPI_Comm_size(local, &ln);
-  MPI_Comm pair;
-  MPI_Comm_split(local, ln >= 2 && lr < 2 ? 0 : MPI_UNDEFINED, lr, &pair);
-  MPI_Comm_free(&local);
-  if (pair == MPI_COMM_NULL) return -1;
-  std::vector<unsigned char> mine(64, 7), theirs(64);
-  const uint64_t where[2] = {static_cast<uint64_t>(getpid()),
-                             reinterpret_cast<uint64_t>(mine.data())};
-  uint64_t peer[2];
-  MPI_Sendrecv(where, 2, MPI_UINT64_T, 1 - lr, 6, peer, 2, MPI_UINT64_T, 1 - lr, 6, pair,
-               MPI_STATUS_IGNORE);
-  const pid_t pid = static_cast<pid_t>(peer[0]);
-  const void* remote = reinterpret_cast<const void*>(peer[1]);
-  // Every turn starts together; a failed read (not permitted) is agreed so both stop.
-  auto median_us = [&](size_t bytes, int reps) {
-    std::vector<double> t;
-    std::string why;
-    for (int i = 0; i < reps; ++i) {
-      MPI_Barrier(pair);
-      const double t0 = MPI_Wtime();
-      int ok = cma::Read(pid, remote, theirs.data(), bytes, &why) == weftSuccess, all = 0;
-      t.push_back((MPI_Wtime() - t0) * 1e6);
-      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, pair);
-      if (!all) return -1.0;
-    }
-    return Median(t);
-  };
-  const double us = median_us(64, 201);
-  MPI_Barrier(pair);  // each keeps `mine` until the other has read it
-  MPI_Comm_free(&pair);
-  return lr == 0 ? us : -1;
-}
-
 double ExchangeLoopUs(MPI_Comm comm, int peer, int iters) {
   float out[2] = {1, 2}, in[2];
   const double t0 = MPI_Wtime();
@@ -229,6 +186,55 @@ double WakeUs(MPI_Comm world) {
   }
   MPI_Comm_free(&local);
   return me == 0 ? std::max(0.0, Median(added)) : -1;
+}
+
+// Single copy (process_vm_readv) between local ranks 0 and 1, each reading the other's memory at
+// once (as a cma schedule's ranks do), timed on rank 0: out[0] the microseconds of a 64-byte
+// read (the median of 201), out[1] the GB/s of reading OutOfCacheBytes() (the median of 5). -1
+// where there is no second rank or single copy is not permitted. Out of cache the call moves
+// well below memcpy: 5.4-5.9 GB/s from 16 MiB on the Xeon VM, memcpy 14-21 on one core
+// (bench/2026-12-04-wake/probes/cma_read), and 4 MiB reads 8.7-9.2 GB/s both ranks at once.
+void SingleCopy(MPI_Comm world, double out[2]) {
+  out[0] = out[1] = -1;
+  MPI_Comm local;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  int lr = 0, ln = 0;
+  MPI_Comm_rank(local, &lr);
+  MPI_Comm_size(local, &ln);
+  MPI_Comm pair;
+  MPI_Comm_split(local, ln >= 2 && lr < 2 ? 0 : MPI_UNDEFINED, lr, &pair);
+  MPI_Comm_free(&local);
+  if (pair == MPI_COMM_NULL) return;
+  const size_t big = OutOfCacheBytes();
+  std::vector<unsigned char> mine(big, 7), theirs(big);
+  const uint64_t where[2] = {static_cast<uint64_t>(getpid()),
+                             reinterpret_cast<uint64_t>(mine.data())};
+  uint64_t peer[2];
+  MPI_Sendrecv(where, 2, MPI_UINT64_T, 1 - lr, 6, peer, 2, MPI_UINT64_T, 1 - lr, 6, pair,
+               MPI_STATUS_IGNORE);
+  const pid_t pid = static_cast<pid_t>(peer[0]);
+  const void* remote = reinterpret_cast<const void*>(peer[1]);
+  // Every turn starts together; a failed read (not permitted) is agreed so both stop.
+  auto median_us = [&](size_t bytes, int reps) {
+    std::vector<double> t;
+    std::string why;
+    for (int i = 0; i < reps; ++i) {
+      MPI_Barrier(pair);
+      const double t0 = MPI_Wtime();
+      int ok = cma::Read(pid, remote, theirs.data(), bytes, &why) == weftSuccess, all = 0;
+      t.push_back((MPI_Wtime() - t0) * 1e6);
+      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, pair);
+      if (!all) return -1.0;
+    }
+    return Median(t);
+  };
+  const double small = median_us(64, 201);
+  const double large = small < 0 ? -1 : median_us(big, 5);
+  MPI_Barrier(pair);  // each keeps `mine` until the other has read it
+  MPI_Comm_free(&pair);
+  if (lr != 0 || small < 0) return;
+  out[0] = small;
+  if (large > 0) out[1] = big / large / 1e3;
 }
 
 // Buffers twice the last-level cache (as weft-bench rotates through): the copies and reduces

@@ -19,9 +19,10 @@ double CounterWaitUs(MPI_Comm world);
 /// GB/s per copy of a chunk handed between local ranks 0 and 1 through a shared slot; -1 where
 /// there is no second rank.
 double HandoverGBps(MPI_Comm world);
-/// Microseconds of one process_vm_readv of 64 B, local ranks 0 and 1 reading each other at
-/// once, on rank 0; -1 elsewhere, where there is no second rank or single copy is not permitted.
-double SingleCopyUs(MPI_Comm world);
+/// Single copy between local ranks 0 and 1 reading each other at once, on rank 0: out[0] the
+/// microseconds of a 64-byte process_vm_readv, out[1] the GB/s of an OutOfCacheBytes() read; -1
+/// elsewhere, where there is no second rank or single copy is not permitted.
+void SingleCopy(MPI_Comm world, double out[2]);
 /// Microseconds per exchange of a loop of `iters` 8-byte exchanges with `peer` (Irecv, Isend,
 /// Waitall), as one round of a collective runs.
 double ExchangeLoopUs(MPI_Comm comm, int peer, int iters);
