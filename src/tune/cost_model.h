@@ -88,8 +88,9 @@ struct CostModel {
   /// every cma row up to 2 KiB at a quarter of its measured time.
   double single_copy_us = 0;
   /// A single copy's rate out of cache (process_vm_readv from a node peer's buffer; log-linear
-  /// from handover_gbytes_per_s in cache; 0: copy_gbytes_per_s). Measured on the Xeon VM: 5.4-5.9
-  /// GB/s from 16 MiB, where memcpy ran 14-21 on one core (bench/2026-12-04-wake/probes/cma_read).
+  /// from handover_gbytes_per_s in cache; 0: copy_gbytes_per_s). Measured on the Xeon VM: 5.1-6.0
+  /// GB/s from 16 MiB in two runs, where memcpy ran 12-21 on one core
+  /// (bench/2026-12-04-wake/probes/cma_read).
   double single_copy_gbytes_per_s = 0;
   /// When a machine's ranks outnumber its cores: what a rank that blocked (waiting on a peer's
   /// message or counter) waits, after what it waited for has come, for a core to run on again

@@ -192,7 +192,7 @@ double WakeUs(MPI_Comm world) {
 // once (as a cma schedule's ranks do), timed on rank 0: out[0] the microseconds of a 64-byte
 // read (the median of 201), out[1] the GB/s of reading OutOfCacheBytes() (the median of 5). -1
 // where there is no second rank or single copy is not permitted. Out of cache the call moves
-// well below memcpy: 5.4-5.9 GB/s from 16 MiB on the Xeon VM, memcpy 14-21 on one core
+// well below memcpy: 5.1-6.0 GB/s from 16 MiB on the Xeon VM in two runs, memcpy 12-21 on one core
 // (bench/2026-12-04-wake/probes/cma_read), and 4 MiB reads 8.7-9.2 GB/s both ranks at once.
 void SingleCopy(MPI_Comm world, double out[2]) {
   out[0] = out[1] = -1;
