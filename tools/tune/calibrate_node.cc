@@ -139,7 +139,7 @@ double ExchangeLoopUs(MPI_Comm comm, int peer, int iters) {
 // Exchanges, as a collective's rounds run (every rank sends and waits at once): on the Xeon VM a
 // loop of them took 2.0-3.2 us loaded against 0.6-0.9 alone, and held its median across repeats
 // where a ping-pong's once read the same loaded and alone; rexch:4's 8-byte allreduce took 6.7
-// us where the model without this term said 1.3 (bench/2026-12-04-wake). 0, unmeasured,
+// us where the model without this term said 1.3 (bench/2026-12-04-model-loop). 0, unmeasured,
 // where rank 0's machine has a core per rank or fewer than 4 ranks (one pair: nothing to
 // compete with); -1 where it has one rank.
 double WakeUs(MPI_Comm world) {
