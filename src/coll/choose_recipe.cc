@@ -99,7 +99,8 @@ bool MakeSelectionInput(const Comm& comm, const CollArgs& args, SelectionInput* 
   in->env.shared_memory = comm.one_node_segment();
   in->env.node_shared_memory = comm.nodes_share_memory;
   in->env.single_copy = in->env.shared_memory && comm.single_copy;
-  in->env.zero_copy = in->env.shared_memory && args.zero_copy;
+  // weftMemAlloc maps a rank's memory in its node peers (every node's, across nodes).
+  in->env.zero_copy = (in->env.shared_memory || in->env.node_shared_memory) && args.zero_copy;
   in->env.slots_streamed = in->env.shared_memory && args.slots_streamed;
   in->model = tune::CostModel{};
   if (comm.topo.num_nodes() > 1) {

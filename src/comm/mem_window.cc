@@ -120,12 +120,25 @@ Status MemAlloc(Comm& comm, size_t bytes, void** ptr) {
     return comm.Fail(weftSystemError, "weftMemAlloc: %zu bytes: %s", bytes,
                      ok ? "a peer's allocation failed" : why.c_str());
   }
-  bool shared = comm.one_node_segment();
+  // Across nodes, each node's ranks map each other's memory (a hierarchical allreduce's node
+  // level reads it: hierarchical.h), where the nodes have segments of their own.
+  bool shared = comm.one_node_segment() || comm.nodes_share_memory;
+  bool mapped = shared && MapPeers(comm, w.get(), fd, &why);
+  if (shared && comm.topo.num_nodes() > 1) {
+    // MapPeers agreed within the node; every rank must agree, or the zero-copy question
+    // (AgreeZeroCopyShared) is asked on some nodes only.
+    int all_mapped = mapped;
+    if (PMPI_Allreduce(MPI_IN_PLACE, &all_mapped, 1, MPI_INT, MPI_MIN, comm.mpi) != MPI_SUCCESS) {
+      all_mapped = 0;
+    }
+    if (mapped && !all_mapped) why = "the ranks of another node could not map each other's memory";
+    mapped = all_mapped != 0;
+  }
   if (!shared) {
     WEFT_INFO(kInit,
-              "weftMemAlloc: the communicator spans nodes or has no shared memory; "
-              "the memory is not shared with peers");
-  } else if (!MapPeers(comm, w.get(), fd, &why)) {
+              "weftMemAlloc: the communicator has no node shared memory; the memory is not "
+              "shared with peers");
+  } else if (!mapped) {
     WEFT_INFO(kInit,
               "weftMemAlloc: peers cannot map each other's memory (%s); collectives on "
               "it take the usual shared-memory path",

@@ -14,9 +14,10 @@
 
 namespace weft {
 
-/// Collective over comm: allocates bytes (the same on every rank) of memory the node peers map.
-/// On a communicator without a node segment (several nodes, WEFT_SHM=0) or when the peers
-/// cannot map it (ptrace rules), the memory is still returned, unshared, with an INFO line.
+/// Collective over comm: allocates bytes (the same on every rank) of memory the node peers map
+/// (across nodes, the ranks of each node map each other's). On a communicator without node
+/// shared memory (WEFT_SHM=0) or when some peers cannot map it (ptrace rules), the memory is
+/// still returned, unshared on every rank, with an INFO line.
 Status MemAlloc(Comm& comm, size_t bytes, void** ptr);
 /// Frees memory from MemAlloc (this rank's memory and its mappings of the peers').
 Status MemFree(void* ptr);

@@ -47,9 +47,17 @@ void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   // In place, the call's send buffer is its receive buffer.
   const ir::Ref send = spec.in_place ? RecvAt(0) : SendAt(0);
   const ir::Ref mine = RecvAt(s.i * per * b * es);
+  // Where each node peer's parts read and write in its own call buffers, for a node level
+  // that reaches them (zerocopy): every rank's RS part reads its send buffer and writes its own
+  // slices, which its AG part then gives out.
+  std::vector<ir::Ref> sends(s.L, send), slices(s.L), recvs(s.L, RecvAt(0));
+  for (int q = 0; q < s.L; ++q) slices[q] = RecvAt(q * per * b * es);
   // 1. reduce_scatter inside the node: slices [i per, (i + 1) per) to local rank i (in place:
   //    recv = send + i per b).
-  AppendNode(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, send, mine, 0});
+  passes::EmbedMap rs{s.node_ranks, send, mine, 0};
+  rs.peer_send = sends;
+  rs.peer_recv = slices;
+  AppendNode(out, g.node[0], recipe.levels[0], s.i, std::move(rs));
   // 2. allreduce of each slice across nodes among its owners, node by node. Every rank runs
   //    its slices in increasing order, so the lowest unfinished slice always has all its owners.
   for (int k = 0; k < per; ++k) {
@@ -58,7 +66,10 @@ void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& 
     Append(out, g.net[0], recipe.levels[1], s.n, {s.SliceColumn(slice, S), at, at, 0});
   }
   // 3. allgather inside the node (in place: send = recv + i per b).
-  AppendNode(out, g.node[1], recipe.levels[0], s.i, {s.node_ranks, mine, RecvAt(0), 0});
+  passes::EmbedMap ag{s.node_ranks, mine, RecvAt(0), 0};
+  ag.peer_send = std::move(slices);
+  ag.peer_recv = std::move(recvs);
+  AppendNode(out, g.node[1], recipe.levels[0], s.i, std::move(ag));
   if (g.tail.count > 0) {
     std::vector<int> all(spec.nranks);
     for (int r = 0; r < spec.nranks; ++r) all[r] = r;

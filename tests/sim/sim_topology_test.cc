@@ -38,6 +38,7 @@ struct NodeFamily {
 sched::GenEnv EnvOf(const NodeFamily& fam) {
   sched::GenEnv env;
   env.node_shared_memory = fam.node_shm;
+  env.zero_copy = fam.node_shm;  // every buffer from weftMemAlloc (only zerocopy asks)
   return env;
 }
 
@@ -170,6 +171,30 @@ const std::vector<NodeFamily>& NodeFamilies() {
        true,
        false,
        true,
+       true},
+      // The node level straight from the node peers' buffers (weftMemAlloc: zero copy): each
+      // rank's parts lie at its own place in its peers' calls (passes::EmbedMap::peer_send),
+      // unchunked (slices on uneven nodes) and chunk by chunk, whose counter waits count past
+      // the earlier chunks' signals (passes::Pipeline).
+      {"hier_zerocopy_rexch",
+       {Coll::kAllReduce},
+       [](const Topology& t) {
+         return Hier({"zerocopy", {}}, {"rexch", Split(t.num_nodes())});
+       },
+       true,
+       true,
+       true,
+       true},
+      {"hier_pipelined_zerocopy_ring",
+       {Coll::kAllReduce},
+       [](const Topology&) {
+         sched::Recipe h = Hier({"zerocopy", {}}, {"ring", {}});
+         h.chunk_bytes = 128;
+         return h;
+       },
+       true,
+       false,
+       false,
        true},
       {"hier_oneshot_tree2",
        {Coll::kBroadcast, Coll::kReduce},
@@ -379,15 +404,59 @@ TEST(NodeAware, PipelinedCompositionsDeclineWithReasons) {
     return why.find(text) != std::string::npos;
   };
   EXPECT_EQ(why({"rexch", {-2, 2}}, {"ring", {}}), "");
-  EXPECT_TRUE(says(why({"rexch", {-2, 2}}, {"tree", {2}}), "rexch or ring at both levels"));
+  EXPECT_TRUE(says(why({"rexch", {-2, 2}}, {"tree", {2}}), "rexch, ring or (node level) zerocopy"));
+  EXPECT_TRUE(says(why({"ring", {}}, {"zerocopy", {}}), "rexch, ring or (node level) zerocopy"));
+  // zerocopy reads the peers' buffers: only where every rank's are mapped in its node peers.
+  sched::GenEnv zero_copy;
+  zero_copy.node_shared_memory = zero_copy.zero_copy = true;
+  sched::Recipe zc = Hier({"zerocopy", {}}, {"ring", {}});
+  zc.chunk_bytes = 1024;
+  EXPECT_EQ(sched::DeclineRecipe(spec, zc, zero_copy), "");
+  sched::GenEnv user_buffers;
+  user_buffers.node_shared_memory = true;
+  EXPECT_TRUE(says(sched::DeclineRecipe(spec, zc, user_buffers), "weftMemAlloc"));
   EXPECT_TRUE(says(why({"tree", {2}}, {"ring", {}}), "multi-leader allreduce"));
   EXPECT_TRUE(says(why({"rexch", {-2, 2}, 256}, {"ring", {}}), "without an @size"));
   spec.coll = Coll::kReduceScatter;
   spec.count = 100;
   EXPECT_TRUE(says(why({"ring", {}}, {"ring", {}}), "multi-leader allreduce"));
+  EXPECT_TRUE(says(sched::DeclineRecipe(spec, Hier({"zerocopy", {}}, {"ring", {}}), zero_copy),
+                   "zerocopy as a node level serves the multi-leader allreduce"));
   spec.coll = Coll::kAllReduce;
   spec.nodes = Shape("3+1");
   EXPECT_TRUE(says(why({"ring", {}}, {"ring", {}}), "nodes of equal size"));
+}
+
+// Pipelined with a zerocopy node level, each chunk's counter waits count past the signals of
+// the chunks merged before them: a wait never asks a peer for more signals of a counter than
+// this rank has made by then (the node parts are symmetric), and the last chunk's waits (the
+// end: every peer is done with this rank's buffers) ask for every signal. (An older chunk's
+// wait may follow a newer chunk's higher one: it asks for a signal made earlier.)
+TEST(NodeAware, PipelinedZeroCopyWaitsCountEarlierChunks) {
+  sched::CollSpec spec;
+  spec.coll = Coll::kAllReduce;
+  spec.nodes = Shape("2x3");
+  spec.nranks = 6;
+  spec.count = 1000;
+  spec.dtype = weftFloat64;
+  sched::Recipe h = Hier({"zerocopy", {}}, {"rexch", {-2, 2}});
+  h.chunk_bytes = 1024;
+  for (int rank = 0; rank < spec.nranks; ++rank) {
+    const ir::Program p = sched::BuildProgram(spec, h, rank);
+    std::map<int, uint64_t> made, most;  // per counter: signals so far, highest wait
+    int tagged = 0;
+    for (const ir::Instr& in : p.code) {
+      tagged += (in.op == ir::Opcode::kSend && in.tag > 0);
+      if (in.op == ir::Opcode::kSignal) ++made[in.counter];
+      if (in.op != ir::Opcode::kWait) continue;
+      EXPECT_LE(in.value, made[in.counter]) << "rank " << rank << " counter " << in.counter;
+      most[in.counter] = std::max(most[in.counter], in.value);
+    }
+    EXPECT_GT(tagged, 0) << "rank " << rank << ": not pipelined";
+    EXPECT_EQ(most[0], made[0]) << "rank " << rank;
+    EXPECT_EQ(most[1], made[1]) << "rank " << rank;
+    EXPECT_GE(made[0], 2u * 8) << "rank " << rank << ": 8 chunks, two node parts each";
+  }
 }
 
 TEST(NodeAware, NonCommutativeNeedsBlockPlacement) {

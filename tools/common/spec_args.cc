@@ -64,7 +64,8 @@ const char* SpecUsage() {
          "  [--dtype T] [--op sum|prod|max|min|matmul2x2] [--root R] [--in-place]\n"
          "  [--recipe GEN[:FACTORS][@CHUNK] | NODE/NET | [NODE/NET]@CHUNK] [--net-gbits G]\n"
          "  [--net-latency-us US] [--net-message-us US]\n"
-         "  [--topology NODESxRANKS[:rr] | L1+L2+... | @FILE] [--no-node-shm] [--wisdom FILE]\n";
+         "  [--topology NODESxRANKS[:rr] | L1+L2+... | @FILE] [--no-node-shm] [--no-zero-copy]\n"
+         "  [--wisdom FILE]\n";
 }
 
 bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
@@ -75,7 +76,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
   }
   bool have_p = false;
   std::string wisdom_path;
-  bool node_shm = true;
+  bool node_shm = true, zero_copy = true;
   for (int i = 2; i < argc; ++i) {
     const std::string f = argv[i];
     auto value = [&](std::string* v) {
@@ -132,6 +133,9 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       // Across nodes, the node levels point-to-point (as WEFT_SHM=0 or a node without its
       // segment makes them in the library).
       node_shm = false;
+    } else if (f == "--no-zero-copy") {
+      // Buffers the peers cannot map (not from weftMemAlloc): no zerocopy schedules.
+      zero_copy = false;
     } else if (f == "--wisdom") {
       // The calibrated parameters of a weft-tune file's section for -p ranks (applied below).
       ok = value(&wisdom_path);
@@ -185,8 +189,9 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
   }
   a->env.shared_memory = sched::NumNodes(a->spec) == 1;
   a->env.single_copy = a->env.shared_memory;  // the simulator reaches every peer's buffers
-  a->env.zero_copy = a->env.shared_memory;
   a->env.node_shared_memory = sched::NumNodes(a->spec) > 1 && node_shm;  // the library's default
+  // Buffers from weftMemAlloc, mapped in every node peer (--no-zero-copy: the user's own).
+  a->env.zero_copy = (a->env.shared_memory || a->env.node_shared_memory) && zero_copy;
   return true;
 }
 

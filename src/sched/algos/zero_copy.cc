@@ -39,8 +39,15 @@ class ZeroCopyGen final : public Generator {
 };
 
 ir::Program ZeroCopyGen::Generate(const CollSpec& spec, const std::vector<int>&, int rank) const {
-  if (!Reduces(spec.coll)) return SingleCopy().Generate(spec, {}, rank);
+  // One step, without a waitall: as the node level of a hierarchical allreduce, chunk c's
+  // node parts then run beside chunk c - 1's network rounds ([zerocopy/NET]@SIZE).
+  if (!Reduces(spec.coll)) {
+    ir::Program p = SingleCopy().Generate(spec, {}, rank);
+    p.steps = 1;  // every instruction is step 0 already
+    return p;
+  }
   Builder b(spec, rank);
+  b.SetStep(0);
   const int P = spec.nranks;
   const uint64_t es = ElemBytes(spec);
   const uint64_t blk = spec.count * es;

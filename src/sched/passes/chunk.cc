@@ -51,6 +51,48 @@ bool Phases(ir::Program&& p, std::vector<std::vector<ir::Instr>>* out) {
   return true;
 }
 
+// Node counters across chunks: each chunk's program counts its counter waits from its own
+// start (its first signal of a counter is 1), but in the merged program a peer's counter also
+// holds every earlier chunk's signals. A wait for chunk c's v-th signal of counter k becomes a
+// wait for the merged count at which this rank makes that signal (node parts are symmetric:
+// every node rank makes the same signals in the same merged order); a wait for 0 (the entry
+// rule: peers finished what came before) becomes the count of other chunks' signals before it.
+// False where a wait names a signal its chunk does not make (no symmetric count to map to).
+bool RenumberCounterWaits(ir::Program* p, const std::vector<uint32_t>& chunk_of, uint64_t chunks) {
+  std::vector<std::vector<std::vector<uint64_t>>> at(chunks);  // [chunk][counter] -> merged count
+  std::vector<uint64_t> total;
+  for (size_t i = 0; i < p->code.size(); ++i) {
+    const ir::Instr& in = p->code[i];
+    if (in.op != ir::Opcode::kSignal) continue;
+    const size_t k = static_cast<size_t>(in.counter);
+    if (total.size() <= k) total.resize(k + 1, 0);
+    auto& mine = at[chunk_of[i]];
+    if (mine.size() <= k) mine.resize(k + 1);
+    mine[k].push_back(++total[k]);
+  }
+  if (total.empty()) return true;  // no node counters
+  std::vector<uint64_t> seen(total.size(), 0);
+  std::vector<std::vector<uint64_t>> own(chunks, std::vector<uint64_t>(total.size(), 0));
+  for (size_t i = 0; i < p->code.size(); ++i) {
+    ir::Instr& in = p->code[i];
+    const size_t k = static_cast<size_t>(in.counter);
+    if (in.op == ir::Opcode::kSignal) {
+      ++seen[k];
+      ++own[chunk_of[i]][k];
+    } else if (in.op == ir::Opcode::kWait) {
+      const auto& mine = at[chunk_of[i]];
+      if (in.value == 0) {
+        in.value = k < seen.size() ? seen[k] - own[chunk_of[i]][k] : 0;
+      } else if (k < mine.size() && in.value <= mine[k].size()) {
+        in.value = mine[k][in.value - 1];
+      } else {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string DeclineChunking(const CollSpec& spec) {
@@ -99,6 +141,7 @@ ir::Program Pipeline(const CollSpec& spec, uint64_t chunk_bytes, int rank,
   b.NeedScratch(depth * scratch);
   b.NeedShm(shm);
   ir::Program& out = b.program();
+  std::vector<uint32_t> chunk_of;  // per merged instruction, its chunk
   for (uint64_t t = 0; t < chunks + depth - 1; ++t) {
     bool comm = false;
     const uint64_t first = t + 1 >= depth ? t + 1 - depth : 0;
@@ -107,14 +150,17 @@ ir::Program Pipeline(const CollSpec& spec, uint64_t chunk_bytes, int rank,
       for (ir::Instr& in : phases[c][t - c]) {
         comm |= in.op == ir::Opcode::kSend || in.op == ir::Opcode::kRecv;
         out.code.push_back(std::move(in));
+        chunk_of.push_back(static_cast<uint32_t>(c));
       }
     }
     if (comm) {
       ir::Instr wait;
       wait.op = ir::Opcode::kWaitAll;
       out.code.push_back(std::move(wait));
+      chunk_of.push_back(0);
     }
   }
+  if (!RenumberCounterWaits(&out, chunk_of, chunks)) return generate(spec);
   return b.Take();
 }
 

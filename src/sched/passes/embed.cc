@@ -29,6 +29,14 @@ ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
       return {map.recv.space, map.recv.rank, map.recv.offset + r.offset};
     case ir::Space::kScratch:
       return {ir::Space::kScratch, 0, map.scratch + r.offset};
+    case ir::Space::kPeerSend:
+    case ir::Space::kPeerRecv: {
+      const auto& starts = r.space == ir::Space::kPeerSend ? map.peer_send : map.peer_recv;
+      if (static_cast<size_t>(r.rank) >= starts.size()) return r;  // unmapped (the contract)
+      const ir::Ref& at = starts[r.rank];  // the peer's part buffer, in its call buffers
+      return {at.space == ir::Space::kSend ? ir::Space::kPeerSend : ir::Space::kPeerRecv, r.rank,
+              at.offset + r.offset};
+    }
     default:
       return r;  // slots keep their node ranks (a node part's; Embed's contract)
   }

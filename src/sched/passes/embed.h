@@ -31,6 +31,10 @@ struct EmbedMap {
   /// at their boundaries; sends and receives must stay within one block (Scatterable).
   uint64_t block = 0;
   std::vector<ir::Ref> send_blocks = {}, recv_blocks = {};
+  /// A node part that reads or writes its peers' buffers (zero copy): per node rank q, where
+  /// q's part send (receive) buffer starts in q's call buffers (space kSend or kRecv). The
+  /// part's peer_send / peer_recv refs of q land there. Empty: the part names no peer buffer.
+  std::vector<ir::Ref> peer_send = {}, peer_recv = {};
 };
 
 /// Whether part's `space` (kSend or kRecv) can be scattered in blocks of `block` bytes: every
