@@ -6,11 +6,13 @@
 # markdown table per run into OUTDIR. Uses an existing build.
 #   scripts/bench-hierarchy-sim.sh BUILD_DIR OUTDIR
 # ALLTOALL=0 skips the alltoall tables; ALLREDUCE_TOPOS="8x128" limits the allreduce ones,
-# GATHER_TOPOS those of allgather and reduce_scatter (32x64 8x128; "" skips them).
+# ZEROCOPY_TOPOS those of allreduce on weftMemAlloc buffers, GATHER_TOPOS those of allgather
+# and reduce_scatter (32x64 8x128; "" skips them).
 set -euo pipefail
 alltoall=${ALLTOALL:-1}
 allreduce_topos=${ALLREDUCE_TOPOS-32x64 32x64:rr 8x128}
 gather_topos=${GATHER_TOPOS-32x64 8x128}
+zerocopy_topos=${ZEROCOPY_TOPOS-32x64 32x64:rr 8x128}
 sim=$1/tools/sim/weft-sim
 out=$2
 mkdir -p "$out"
@@ -81,8 +83,8 @@ for net in default han-cluster; do
     P=$((N * L))
     for bytes in 8 8192 65536 1048576 16777216; do
       n=$((bytes / 8))
-      plan=$("${sim%/sim/weft-sim}/plan/weft-plan" allreduce -p $P -n $n --topology $topo |
-        awk '/^recipe:/ {print $2}')
+      plan=$("${sim%/sim/weft-sim}/plan/weft-plan" allreduce -p $P -n $n --topology $topo \
+        --no-zero-copy | awk '/^recipe:/ {print $2}')
       chosen=$(predict allreduce -n $n --topology $topo --recipe "$plan")
       flat_r="rexch:$(radices $P)"
       flat=$(predict allreduce -n $n --topology $topo --recipe "$flat_r")
@@ -97,6 +99,41 @@ for net in default han-cluster; do
     done
     cat "$f"
   done
+done
+
+# allreduce on buffers from weftMemAlloc (the node level reads the peers' buffers: zerocopy,
+# pipelined across levels) against the user's own buffers (--no-zero-copy), the flat radix-4
+# rexch, and a flat rexch whose factors follow the nodes (radix L inside the node, N across:
+# node-aware under block placement, though selection does not offer it).
+for topo in $zerocopy_topos; do
+  f="$out/allreduce-${topo/:/}-zerocopy.md"
+  {
+    echo "# allreduce (double) at $topo, predicted (weft-sim, network: default)"
+    echo
+    echo "| bytes | user buffers: choice | its us | weftMemAlloc: choice | its us |" \
+      "flat rexch us | node-factored flat | its us | flat rexch / weftMemAlloc choice |" \
+      "node-factored / weftMemAlloc choice | user choice / weftMemAlloc choice |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  } > "$f"
+  p=${topo%%:*}
+  L=${p#*x} N=${p%x*}
+  P=$((N * L))
+  for bytes in 65536 1048576 16777216; do
+    n=$((bytes / 8))
+    user=$("${sim%/sim/weft-sim}/plan/weft-plan" allreduce -p $P -n $n --topology $topo \
+      --no-zero-copy | awk '/^recipe:/ {print $2}')
+    user_us=$(predict allreduce -n $n --topology $topo --recipe "$user" --no-zero-copy)
+    zc=$("${sim%/sim/weft-sim}/plan/weft-plan" allreduce -p $P -n $n --topology $topo |
+      awk '/^recipe:/ {print $2}')
+    zc_us=$(predict allreduce -n $n --topology $topo --recipe "$zc")
+    flat=$(predict allreduce -n $n --topology $topo --recipe "rexch:$(radices $P)")
+    nf="rexch:-$L,-$N,$N,$L" nf_us=n/a
+    [ "$L" -le 64 ] && nf_us=$(predict allreduce -n $n --topology $topo --recipe "$nf")
+    echo "| $bytes | $user | $user_us | $zc | $zc_us | $flat | $nf | $nf_us |" \
+      "$(ratio "$flat" "$zc_us") | $(ratio "$nf_us" "$zc_us") | $(ratio "$user_us" "$zc_us") |" \
+      >> "$f"
+  done
+  cat "$f"
 done
 
 # allgather and reduce_scatter (int8 blocks, so the block is the count): the model's choice
