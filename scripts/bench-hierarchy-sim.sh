@@ -44,7 +44,9 @@ predict() {  # args for weft-sim -> predicted microseconds (or FAIL)
     awk '/^predicted_us:/ {p=$2} /^FAIL|usage/ {p="FAIL"} END {print (p == "" ? "n/a" : p)}'
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b + 0 > 0) printf "%.2f", a / b; else print "n/a"}'; }
+ratio() {  # a / b, or n/a where either is not a time
+  awk -v a="$1" -v b="$2" 'BEGIN {if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "n/a"}'
+}
 
 for net in default han-cluster; do
   if [ "$alltoall" = 1 ]; then
@@ -127,8 +129,10 @@ for topo in $zerocopy_topos; do
       awk '/^recipe:/ {print $2}')
     zc_us=$(predict allreduce -n $n --topology $topo --recipe "$zc")
     flat=$(predict allreduce -n $n --topology $topo --recipe "rexch:$(radices $P)")
-    nf="rexch:-$L,-$N,$N,$L" nf_us=n/a
-    [ "$L" -le 64 ] && nf_us=$(predict allreduce -n $n --topology $topo --recipe "$nf")
+    # Radices up to 64 (rexch's largest): a node of 128 is -64,-2 in, 2,64 out.
+    if [ "$L" -le 64 ]; then nf="rexch:-$L,-$N,$N,$L"
+    else nf="rexch:-64,-$((L / 64)),-$N,$N,$((L / 64)),64"; fi
+    nf_us=$(predict allreduce -n $n --topology $topo --recipe "$nf")
     echo "| $bytes | $user | $user_us | $zc | $zc_us | $flat | $nf | $nf_us |" \
       "$(ratio "$flat" "$zc_us") | $(ratio "$nf_us" "$zc_us") | $(ratio "$user_us" "$zc_us") |" \
       >> "$f"

@@ -129,10 +129,12 @@ WEFT_API weftResult_t weftCommAbort(weftComm_t comm);
 /// The only way on is weftCommAbort (NCCL's ncclCommGetAsyncError plays the same part).
 WEFT_API weftResult_t weftCommGetAsyncError(weftComm_t comm, weftResult_t* async_error);
 /// Collective over comm: allocates size bytes (the same size on every rank) of host memory that
-/// the node peers map as well. A large collective whose buffers lie in such memory on every
-/// rank reads and writes the peers' buffers in place, with no copy through a shared segment
-/// (docs/intra-node.md says what it gains). Elsewhere (several nodes, mapping not permitted) the
-/// memory is ordinary. It stays valid after comm is destroyed, until weftMemFree.
+/// the node peers map as well (across nodes, each node's ranks map each other's). A large
+/// collective whose buffers lie in such memory on every rank reads and writes the peers'
+/// buffers in place, with no copy through a shared segment (docs/intra-node.md says what it
+/// gains; across nodes, the allreduce's node level: docs/ir.md). Elsewhere (no shared memory,
+/// mapping not permitted) the memory is ordinary. It stays valid after comm is destroyed, until
+/// weftMemFree.
 WEFT_API weftResult_t weftMemAlloc(void** ptr, size_t size, weftComm_t comm);
 /// Frees memory from weftMemAlloc (NULL is a no-op). The memory returns to the system once
 /// every rank has freed its part.
