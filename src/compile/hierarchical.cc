@@ -72,8 +72,8 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe, cons
     }
     for (size_t k = 0; k < recipe.levels.size(); ++k) {
       const Recipe& l = recipe.levels[k];
-      const bool steps_alike = l.generator == "rexch" || l.generator == "ring" ||
-                               (k == 0 && l.generator == "zerocopy");
+      const bool steps_alike =
+          l.generator == "rexch" || l.generator == "ring" || (k == 0 && l.generator == "zerocopy");
       if (!steps_alike || l.chunk_bytes != 0) {
         return "pipelining across levels takes rexch, ring or (node level) zerocopy, without an "
                "@size of their own";
