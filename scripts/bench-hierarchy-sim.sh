@@ -141,7 +141,8 @@ for topo in $zerocopy_topos; do
 done
 
 # allgather and reduce_scatter (int8 blocks, so the block is the count): the model's choice
-# against the flat radix-4 rexch, the flat ring and the point-to-point composition rexch/rexch.
+# (the user's own buffers) against the flat radix-4 rexch, the flat ring and the point-to-point
+# composition rexch/rexch.
 # Sizes are per-rank blocks; the whole buffer is P blocks (64 MiB at 2,048 x 32 KiB).
 for coll in allgather reduce_scatter; do
   for topo in $gather_topos; do
@@ -157,8 +158,8 @@ for coll in allgather reduce_scatter; do
       echo "|---|---|---|---|---|---|---|---|"
     } > "$f"
     for n in 8 1024 4096 32768; do
-      plan=$("${sim%/sim/weft-sim}/plan/weft-plan" $coll -p $P -n $n -d int8 --topology $topo |
-        awk '/^recipe:/ {print $2}')
+      plan=$("${sim%/sim/weft-sim}/plan/weft-plan" $coll -p $P -n $n -d int8 --topology $topo \
+        --no-zero-copy | awk '/^recipe:/ {print $2}')
       chosen=$(predict $coll -n $n -d int8 --topology $topo --recipe "$plan")
       if [ $coll = allgather ]; then f4=$(radices $P | tr ',' '\n' | grep -v -- - | paste -sd,)
       else f4=$(radices $P | tr ',' '\n' | grep -- - | paste -sd,); fi

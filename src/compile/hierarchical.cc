@@ -80,11 +80,13 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe, cons
       }
     }
   }
-  // Only the multi-leader allreduce places its node parts' buffers in every peer's call alike
-  // (hierarchical_build.cc); the other compositions stage blocks in scratch or scatter them.
+  // A zerocopy node part reads its peers' part buffers where each peer's call holds them
+  // (hierarchical_build.cc places them): not a reduce's, whose node partial is in the leader's
+  // scratch, which peers cannot reach (and a non-root's receive buffer may be none).
   if (recipe.levels[0].generator == "zerocopy" &&
-      (spec.coll != Coll::kAllReduce || hier::SingleLeader(spec, recipe))) {
-    return "zerocopy as a node level serves the multi-leader allreduce";
+      (spec.coll == Coll::kReduce || hier::SingleLeader(spec, recipe))) {
+    return "zerocopy as a node level serves the multi-leader allreduce, reduce_scatter, "
+           "allgather and bcast (a reduce's node partial is in scratch its peers cannot reach)";
   }
   // The network level runs point-to-point; the node level may run over each node's segment,
   // or straight from the peers' buffers where every rank's are mapped in its node peers (zero
@@ -152,6 +154,10 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
   if (spec.coll == Coll::kBroadcast || spec.coll == Coll::kReduce) {
     for (int k : {2, 4}) {
       offer(node_shm ? node_shm_recipe : Recipe{"tree", {k}, 0}, {"tree", {k}, 0});
+      // weftMemAlloc buffers: each rank copies the vector from its leader's buffer.
+      if (node_shm && env.zero_copy && spec.coll == Coll::kBroadcast) {
+        offer({"zerocopy", {}, 0}, {"tree", {k}, 0});
+      }
     }
     return out;
   }
@@ -198,9 +204,13 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
   }
   offer_leader();
   // Buffers from weftMemAlloc on every rank: the node level reduces and gathers straight from
-  // the peers' buffers (zerocopy), across nodes as above or by one direct exchange (rexch:-N,N,
-  // the fewest rounds to pipeline through), also chunk by chunk (chunk c + 1's node reduce runs
-  // during chunk c's network rounds). weft-sim at 32 x 64, 1 MiB of doubles: 367 us for
+  // the peers' buffers (zerocopy); reduce_scatter and allgather with the network recipe above.
+  if (node_shm && env.zero_copy && spec.coll != Coll::kAllReduce) {
+    offer({"zerocopy", {}, 0}, net_rexch);
+  }
+  // The allreduce across nodes as above or by one direct exchange (rexch:-N,N, the fewest rounds
+  // to pipeline through), also chunk by chunk (chunk c + 1's node reduce runs during chunk c's
+  // network rounds). weft-sim at 32 x 64, 1 MiB of doubles: 367 us for
   // [zerocopy/rexch:-32,32]@128K, 485 for zerocopy/rexch:-4,-4,-2,2,4,4, 592 for shmpipe/same.
   if (node_shm && env.zero_copy && spec.coll == Coll::kAllReduce) {
     const Recipe zero_copy{"zerocopy", {}, 0};

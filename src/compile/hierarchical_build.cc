@@ -50,8 +50,8 @@ void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   // Where each node peer's parts read and write in its own call buffers, for a node level
   // that reaches them (zerocopy): every rank's RS part reads its send buffer and writes its own
   // slices, which its AG part then gives out.
-  std::vector<ir::Ref> sends(s.L, send), slices(s.L), recvs(s.L, RecvAt(0));
-  for (int q = 0; q < s.L; ++q) slices[q] = RecvAt(q * per * b * es);
+  std::vector<std::vector<ir::Ref>> sends(s.L, {send}), slices(s.L), recvs(s.L, {RecvAt(0)});
+  for (int q = 0; q < s.L; ++q) slices[q] = {RecvAt(q * per * b * es)};
   // 1. reduce_scatter inside the node: slices [i per, (i + 1) per) to local rank i (in place:
   //    recv = send + i per b).
   passes::EmbedMap rs{s.node_ranks, send, mine, 0};
@@ -120,6 +120,7 @@ void BuildReduceScatter(Builder& out, const Seat& s, const Groups& g, const Reci
     map.node = true;
     map.block = blk;
     map.send_blocks = places;
+    map.peer_send.assign(s.L, places);  // every rank's send buffer holds the blocks alike
     EmbedPart(out, node, std::move(map));
     Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(0), RecvAt(0), bundle});
     return;
@@ -164,6 +165,9 @@ void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& 
     map.block = blk;
     map.send_blocks = column;
     map.recv_blocks = places;
+    for (int q = 0; q < s.L; ++q) {  // local rank q's bundle: its column, in its receive buffer
+      map.peer_send.emplace_back(places.begin() + q * s.N, places.begin() + (q + 1) * s.N);
+    }
     EmbedPart(out, node, std::move(map));
     return;
   }
@@ -189,7 +193,9 @@ void BuildRooted(Builder& out, const Seat& s, const Groups& g, const Recipe& rec
     if (column) {
       Append(out, g.net[0], recipe.levels[1], s.n, {s.Leaders(root_local), send, RecvAt(0), 0});
     }
-    AppendNode(out, g.node[0], recipe.levels[0], s.i, {s.node_ranks, RecvAt(0), RecvAt(0), 0});
+    passes::EmbedMap map{s.node_ranks, RecvAt(0), RecvAt(0), 0};
+    map.peer_send.assign(s.L, {RecvAt(0)});  // the leader's vector, where the network left it
+    AppendNode(out, g.node[0], recipe.levels[0], s.i, std::move(map));
     return;
   }
   const uint64_t vec = spec.count * ElemBytes(spec);

@@ -177,7 +177,7 @@ const std::vector<NodeFamily>& NodeFamilies() {
       // unchunked (slices on uneven nodes) and chunk by chunk, whose counter waits count past
       // the earlier chunks' signals (passes::Pipeline).
       {"hier_zerocopy_rexch",
-       {Coll::kAllReduce},
+       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
        [](const Topology& t) {
          return Hier({"zerocopy", {}}, {"rexch", Split(t.num_nodes())});
        },
@@ -193,6 +193,15 @@ const std::vector<NodeFamily>& NodeFamilies() {
          return h;
        },
        true,
+       false,
+       false,
+       true},
+      {"hier_zerocopy_tree2",  // bcast: every rank copies from its leader's receive buffer
+       {Coll::kBroadcast},
+       [](const Topology&) {
+         return Hier({"zerocopy", {}}, {"tree", {2}});
+       },
+       false,  // rooted: nodes of any size
        false,
        false,
        true},
@@ -420,8 +429,10 @@ TEST(NodeAware, PipelinedCompositionsDeclineWithReasons) {
   spec.coll = Coll::kReduceScatter;
   spec.count = 100;
   EXPECT_TRUE(says(why({"ring", {}}, {"ring", {}}), "multi-leader allreduce"));
-  EXPECT_TRUE(says(sched::DeclineRecipe(spec, Hier({"zerocopy", {}}, {"ring", {}}), zero_copy),
-                   "zerocopy as a node level serves the multi-leader allreduce"));
+  EXPECT_EQ(sched::DeclineRecipe(spec, Hier({"zerocopy", {}}, {"ring", {}}), zero_copy), "");
+  spec.coll = Coll::kReduce;
+  EXPECT_TRUE(says(sched::DeclineRecipe(spec, Hier({"zerocopy", {}}, {"tree", {2}}), zero_copy),
+                   "a reduce's node partial is in scratch its peers cannot reach"));
   spec.coll = Coll::kAllReduce;
   spec.nodes = Shape("3+1");
   EXPECT_TRUE(says(why({"ring", {}}, {"ring", {}}), "nodes of equal size"));

@@ -16,6 +16,15 @@ const std::vector<ir::Ref>* BlocksOf(ir::Space s, const EmbedMap& map) {
   return b == nullptr || b->empty() ? nullptr : b;
 }
 
+// Whether r names a node peer's part buffer that lies block by block in the peer's call.
+bool PeerBlocks(const ir::Ref& r, const EmbedMap& map) {
+  if (map.block == 0 || (r.space != ir::Space::kPeerSend && r.space != ir::Space::kPeerRecv)) {
+    return false;
+  }
+  const auto& peers = r.space == ir::Space::kPeerSend ? map.peer_send : map.peer_recv;
+  return static_cast<size_t>(r.rank) < peers.size() && peers[r.rank].size() > 1;
+}
+
 ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
   if (const std::vector<ir::Ref>* blocks = BlocksOf(r.space, map)) {
     ir::Ref at = (*blocks)[r.offset / map.block];
@@ -31,11 +40,15 @@ ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
       return {ir::Space::kScratch, 0, map.scratch + r.offset};
     case ir::Space::kPeerSend:
     case ir::Space::kPeerRecv: {
-      const auto& starts = r.space == ir::Space::kPeerSend ? map.peer_send : map.peer_recv;
-      if (static_cast<size_t>(r.rank) >= starts.size()) return r;  // unmapped (the contract)
-      const ir::Ref& at = starts[r.rank];  // the peer's part buffer, in its call buffers
-      return {at.space == ir::Space::kSend ? ir::Space::kPeerSend : ir::Space::kPeerRecv, r.rank,
-              at.offset + r.offset};
+      const auto& peers = r.space == ir::Space::kPeerSend ? map.peer_send : map.peer_recv;
+      if (static_cast<size_t>(r.rank) >= peers.size()) return r;  // unmapped (the contract)
+      // The peer's part buffer in its call buffers: contiguous, or block by block.
+      const std::vector<ir::Ref>& at = peers[r.rank];
+      const bool blocks = at.size() > 1;
+      const ir::Ref& base = at[blocks ? r.offset / map.block : 0];
+      const uint64_t within = blocks ? r.offset % map.block : r.offset;
+      return {base.space == ir::Space::kSend ? ir::Space::kPeerSend : ir::Space::kPeerRecv, r.rank,
+              base.offset + within};
     }
     default:
       return r;  // slots keep their node ranks (a node part's; Embed's contract)
@@ -47,7 +60,7 @@ ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
 uint64_t Piece(const ir::Instr& in, uint64_t pos, const EmbedMap& map) {
   uint64_t piece = in.bytes - pos;
   auto clip = [&](const ir::Ref& r) {
-    if (BlocksOf(r.space, map) == nullptr) return;
+    if (BlocksOf(r.space, map) == nullptr && !PeerBlocks(r, map)) return;
     piece = std::min(piece, map.block - (r.offset + pos) % map.block);
   };
   clip(in.dst);

@@ -32,9 +32,11 @@ struct EmbedMap {
   uint64_t block = 0;
   std::vector<ir::Ref> send_blocks = {}, recv_blocks = {};
   /// A node part that reads or writes its peers' buffers (zero copy): per node rank q, where
-  /// q's part send (receive) buffer starts in q's call buffers (space kSend or kRecv). The
-  /// part's peer_send / peer_recv refs of q land there. Empty: the part names no peer buffer.
-  std::vector<ir::Ref> peer_send = {}, peer_recv = {};
+  /// q's part send (receive) buffer lies in q's call buffers (refs of space kSend or kRecv):
+  /// one ref, its start; or, with `block` set, one per block, as send_blocks places this
+  /// rank's. The part's peer_send / peer_recv refs of q land there. Empty: the part names no
+  /// peer buffer.
+  std::vector<std::vector<ir::Ref>> peer_send = {}, peer_recv = {};
 };
 
 /// Whether part's `space` (kSend or kRecv) can be scattered in blocks of `block` bytes: every
