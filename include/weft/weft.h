@@ -132,7 +132,7 @@ WEFT_API weftResult_t weftCommGetAsyncError(weftComm_t comm, weftResult_t* async
 /// the node peers map as well (across nodes, each node's ranks map each other's). A large
 /// collective whose buffers lie in such memory on every rank reads and writes the peers'
 /// buffers in place, with no copy through a shared segment (docs/intra-node.md says what it
-/// gains; across nodes, the allreduce's node level: docs/ir.md). Elsewhere (no shared memory,
+/// gains; across nodes, the hierarchical node levels: docs/ir.md). Elsewhere (no shared memory,
 /// mapping not permitted) the memory is ordinary. It stays valid after comm is destroyed, until
 /// weftMemFree.
 WEFT_API weftResult_t weftMemAlloc(void** ptr, size_t size, weftComm_t comm);
