@@ -120,8 +120,8 @@ Status MemAlloc(Comm& comm, size_t bytes, void** ptr) {
     return comm.Fail(weftSystemError, "weftMemAlloc: %zu bytes: %s", bytes,
                      ok ? "a peer's allocation failed" : why.c_str());
   }
-  // Across nodes, each node's ranks map each other's memory (a hierarchical allreduce's node
-  // level reads it: hierarchical.h), where the nodes have segments of their own.
+  // Across nodes, each node's ranks map each other's memory (hierarchical recipes' zerocopy
+  // node levels read it: hierarchical.h), where the nodes have segments of their own.
   bool shared = comm.one_node_segment() || comm.nodes_share_memory;
   bool mapped = shared && MapPeers(comm, w.get(), fd, &why);
   if (shared && comm.topo.num_nodes() > 1) {

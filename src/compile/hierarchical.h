@@ -25,7 +25,9 @@
 // that rank (one leader per node: the vector crosses each node's link once); reduce: the
 // reverse, the node's partial held in scratch.
 // A non-commutative op needs block placement (rank order is then node-major) and
-// order-preserving generators at both levels.
+// order-preserving generators at both levels. Where every rank's buffers come from weftMemAlloc,
+// the node level may be zerocopy (not for reduce): each node part reads its peers' parts where
+// their calls hold them (passes::EmbedMap::peer_send).
 #pragma once
 
 #include <string>
