@@ -204,21 +204,20 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
   }
   offer_leader();
   // Buffers from weftMemAlloc on every rank: the node level reduces and gathers straight from
-  // the peers' buffers (zerocopy); reduce_scatter and allgather with the network recipe above.
-  if (node_shm && env.zero_copy && spec.coll != Coll::kAllReduce) {
-    offer({"zerocopy", {}, 0}, net_rexch);
-  }
-  // The allreduce across nodes as above or by one direct exchange (rexch:-N,N, the fewest rounds
-  // to pipeline through), also chunk by chunk (chunk c + 1's node reduce runs during chunk c's
-  // network rounds). weft-sim at 32 x 64, 1 MiB of doubles: 367 us for
+  // the peers' buffers (zerocopy), with each network recipe offered for the segment's node level
+  // (zero_copy_node below); the allreduce also by one direct exchange (rexch:-N,N, the fewest
+  // rounds to pipeline through), and chunk by chunk (chunk c + 1's node reduce runs during chunk
+  // c's network rounds). weft-sim at 32 x 64, 1 MiB of doubles: 367 us for
   // [zerocopy/rexch:-32,32]@128K, 485 for zerocopy/rexch:-4,-4,-2,2,4,4, 592 for shmpipe/same.
-  if (node_shm && env.zero_copy && spec.coll == Coll::kAllReduce) {
-    const Recipe zero_copy{"zerocopy", {}, 0};
+  const Recipe zero_copy{"zerocopy", {}, 0};
+  const bool zero_copy_node = node_shm && env.zero_copy;
+  if (zero_copy_node) offer(zero_copy, net_rexch);
+  if (zero_copy_node && spec.coll == Coll::kAllReduce) {
+    if (N > 2 && N <= 64) offer(zero_copy, {"rexch", {-N, N}, 0});
     std::vector<Recipe> nets = {net_rexch};
     if (N > 2 && N <= 64) nets.push_back({"rexch", {-N, N}, 0});
     const uint64_t bytes = spec.count * ElemBytes(spec);
     for (const Recipe& across : nets) {
-      offer(zero_copy, across);
       for (uint64_t pieces : {8, 16}) {
         const uint64_t chunk = bytes / pieces / 4096 * 4096;  // whole pages: a readable recipe
         if (chunk >= kMinPipelinedChunk) offer(zero_copy, across, chunk);
@@ -232,6 +231,7 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
   // against 30 us for rexch:-4,-4,-4,4,4,4/rexch:-4,-4,-2,2,4,4.
   if (net.count * ElemBytes(spec) >= static_cast<uint64_t>(N) * 64) {
     offer(node_shm ? node_shm_recipe : node_rexch, {"ring", {}, 0});
+    if (zero_copy_node) offer(zero_copy, {"ring", {}, 0});
   }
   return out;
 }
