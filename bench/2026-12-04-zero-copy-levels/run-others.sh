@@ -16,5 +16,5 @@ for coll in reduce_scatter allgather; do
   run $coll "zerocopy/rexch:-2,2" zerocopy
   run $coll "shmpipe/rexch:-2,2" shmpipe
 done
-run bcast "zerocopy/tree:2" zerocopy
-run bcast "shmpipe/tree:2" shmpipe
+run broadcast "zerocopy/tree:2" zerocopy
+run broadcast "shmpipe/tree:2" shmpipe
