@@ -45,7 +45,9 @@ ir::Ref Place(const ir::Ref& r, const EmbedMap& map) {
       // The peer's part buffer in its call buffers: contiguous, or block by block.
       const std::vector<ir::Ref>& at = peers[r.rank];
       const bool blocks = at.size() > 1;
-      const ir::Ref& base = at[blocks ? r.offset / map.block : 0];
+      const size_t k = blocks ? r.offset / map.block : 0;
+      if (k >= at.size()) return r;  // past the peer's part (the verifier reports the ref)
+      const ir::Ref& base = at[k];
       const uint64_t within = blocks ? r.offset % map.block : r.offset;
       return {base.space == ir::Space::kSend ? ir::Space::kPeerSend : ir::Space::kPeerRecv, r.rank,
               base.offset + within};
