@@ -213,9 +213,11 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
   const bool zero_copy_node = node_shm && env.zero_copy;
   if (zero_copy_node) offer(zero_copy, net_rexch);
   if (zero_copy_node && spec.coll == Coll::kAllReduce) {
-    if (N > 2 && N <= 64) offer(zero_copy, {"rexch", {-N, N}, 0});
     std::vector<Recipe> nets = {net_rexch};
-    if (N > 2 && N <= 64) nets.push_back({"rexch", {-N, N}, 0});
+    if (N > 2 && N <= 64) {
+      nets.push_back({"rexch", {-N, N}, 0});
+      offer(zero_copy, nets.back());
+    }
     const uint64_t bytes = spec.count * ElemBytes(spec);
     for (const Recipe& across : nets) {
       for (uint64_t pieces : {8, 16}) {

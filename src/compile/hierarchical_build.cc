@@ -50,12 +50,12 @@ void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   // Where each node peer's parts read and write in its own call buffers, for a node level
   // that reaches them (zerocopy): every rank's RS part reads its send buffer and writes its own
   // slices, which its AG part then gives out.
-  std::vector<std::vector<ir::Ref>> sends(s.L, {send}), slices(s.L), recvs(s.L, {RecvAt(0)});
+  std::vector<std::vector<ir::Ref>> slices(s.L);
   for (int q = 0; q < s.L; ++q) slices[q] = {RecvAt(q * per * b * es)};
   // 1. reduce_scatter inside the node: slices [i per, (i + 1) per) to local rank i (in place:
   //    recv = send + i per b).
   passes::EmbedMap rs{s.node_ranks, send, mine, 0};
-  rs.peer_send = sends;
+  rs.peer_send.assign(s.L, {send});
   rs.peer_recv = slices;
   AppendNode(out, g.node[0], recipe.levels[0], s.i, std::move(rs));
   // 2. allreduce of each slice across nodes among its owners, node by node. Every rank runs
@@ -68,7 +68,7 @@ void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   // 3. allgather inside the node (in place: send = recv + i per b).
   passes::EmbedMap ag{s.node_ranks, mine, RecvAt(0), 0};
   ag.peer_send = std::move(slices);
-  ag.peer_recv = std::move(recvs);
+  ag.peer_recv.assign(s.L, {RecvAt(0)});
   AppendNode(out, g.node[1], recipe.levels[0], s.i, std::move(ag));
   if (g.tail.count > 0) {
     std::vector<int> all(spec.nranks);
