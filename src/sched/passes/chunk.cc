@@ -51,6 +51,12 @@ bool Phases(ir::Program&& p, std::vector<std::vector<ir::Instr>>* out) {
   return true;
 }
 
+bool PostsMessages(const std::vector<ir::Instr>& phase) {
+  return std::any_of(phase.begin(), phase.end(), [](const ir::Instr& in) {
+    return in.op == ir::Opcode::kSend || in.op == ir::Opcode::kRecv;
+  });
+}
+
 // Node counters across chunks: each chunk's program counts its counter waits from its own
 // start (its first signal of a counter is 1), but in the merged program a peer's counter also
 // holds every earlier chunk's signals. A wait for chunk c's v-th signal of counter k becomes a
@@ -145,12 +151,20 @@ ir::Program Pipeline(const CollSpec& spec, uint64_t chunk_bytes, int rank,
   for (uint64_t t = 0; t < chunks + depth - 1; ++t) {
     bool comm = false;
     const uint64_t first = t + 1 >= depth ? t + 1 - depth : 0;
-    for (uint64_t c = first; c <= std::min<uint64_t>(t, chunks - 1); ++c) {
-      if (t - c >= phases[c].size()) continue;
-      for (ir::Instr& in : phases[c][t - c]) {
-        comm |= in.op == ir::Opcode::kSend || in.op == ir::Opcode::kRecv;
-        out.code.push_back(std::move(in));
-        chunk_of.push_back(static_cast<uint32_t>(c));
+    // The phases that post messages first, then the ones that only copy, reduce or wait on
+    // node counters, which then run while the round's messages fly (the interpreter posts
+    // without blocking); older chunks first within each.
+    for (const bool posts : {true, false}) {
+      for (uint64_t c = first; c <= std::min<uint64_t>(t, chunks - 1); ++c) {
+        if (t - c >= phases[c].size()) continue;
+        std::vector<ir::Instr>& phase = phases[c][t - c];
+        if (phase.empty() || PostsMessages(phase) != posts) continue;
+        comm |= posts;
+        for (ir::Instr& in : phase) {
+          out.code.push_back(std::move(in));
+          chunk_of.push_back(static_cast<uint32_t>(c));
+        }
+        phase.clear();
       }
     }
     if (comm) {

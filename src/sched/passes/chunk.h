@@ -1,6 +1,8 @@
 // The chunking / pipelining pass: a vector collective is generated once per chunk of the
 // vector, and the chunk programs are software-pipelined: each is cut into phases at its
-// waitalls, and round t runs phase t - c of every chunk c in flight, under one waitall. Chunk c
+// waitalls, and round t runs phase t - c of every chunk c in flight, under one waitall: first
+// the phases that post messages, then the ones that only copy, reduce or wait on node counters
+// (a zerocopy node level's), which run while the round's messages fly. Chunk c
 // uses message tag c and scratch slot c mod D (D: the most phases of any chunk, so a slot is
 // free again when its next chunk starts). A tree broadcast of C chunks then takes about
 // depth + C rounds instead of depth * C.
