@@ -105,15 +105,27 @@ std::vector<ir::Ref> BundlePlaces(const Seat& s, ir::Ref at, uint64_t blk) {
   return places;
 }
 
+// Where the blocks a reduce_scatter or allgather program moves lie in the call's buffers: each
+// rank's block of the call is `stride` bytes, and the program moves bytes [offset, offset + its
+// count's) of every block: the whole call (offset 0, stride its own block), or one chunk of a
+// call pipelined across levels, whose network part then always lands in scratch and is copied
+// out in a step of its own, so that every rank numbers the same steps.
+struct BlockView {
+  uint64_t stride = 0, offset = 0;
+  bool chunked = false;
+};
+
 // reduce_scatter: node reduce_scatter of the bundles ([l][m]: the blocks for local index l of
 // every node), then network reduce_scatter of my bundle among my column. A node part whose
 // messages keep within blocks (the shared-memory ones: copies and reduces) reads every block
 // from its place in the send buffer; others read a packed copy of the whole buffer.
-void BuildReduceScatter(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
+void BuildReduceScatter(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe,
+                        const BlockView& v) {
   const CollSpec& spec = out.spec();
   const uint64_t blk = spec.count * ElemBytes(spec), bundle = s.N * blk;
   const ir::Program node = BuildProgram(g.node[0], recipe.levels[0], s.i);
-  const std::vector<ir::Ref> places = BundlePlaces(s, SendAt(0), blk);
+  const std::vector<ir::Ref> places = BundlePlaces(s, SendAt(v.offset), v.stride);
+  const ir::Ref mine = RecvAt(v.offset);
   if (blk > 0 && passes::Scatterable(node, ir::Space::kSend, blk)) {
     out.NeedScratch(bundle);
     passes::EmbedMap map{s.node_ranks, SendAt(0), ScratchAt(0), bundle};
@@ -122,33 +134,35 @@ void BuildReduceScatter(Builder& out, const Seat& s, const Groups& g, const Reci
     map.send_blocks = places;
     map.peer_send.assign(s.L, places);  // every rank's send buffer holds the blocks alike
     EmbedPart(out, node, std::move(map));
-    Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(0), RecvAt(0), bundle});
+    Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(0), mine, bundle});
     return;
   }
   const uint64_t packed = spec.nranks * blk, base = packed + bundle;  // staging, my bundle
   out.NeedScratch(base);
+  // Chunked, the packing copies share the node part's step (passes::Embed: one step).
   for (size_t k = 0; k < places.size(); ++k) out.Copy(ScratchAt(k * blk), places[k], blk);
   passes::EmbedMap map{s.node_ranks, ScratchAt(0), ScratchAt(packed), base};
   map.node = true;
   EmbedPart(out, node, std::move(map));
-  Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(packed), RecvAt(0), base});
+  Append(out, g.net[0], recipe.levels[1], s.n, {s.Column(s.i), ScratchAt(packed), mine, base});
 }
 
 // allgather: network allgather among my column, then node allgather of the bundles ([l][m]).
 // A node part whose messages keep within blocks (the shared-memory ones) writes every block
 // to its place in the receive buffer, where the network part left my column's blocks; others
 // gather the bundles in scratch, and every block is copied to its place after.
-void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe) {
+void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& recipe,
+                    const BlockView& v) {
   const CollSpec& spec = out.spec();
   const uint64_t blk = spec.count * ElemBytes(spec), bundle = s.N * blk;
-  const ir::Ref send = spec.in_place ? RecvAt(out.rank() * blk) : SendAt(0);
+  const ir::Ref send = spec.in_place ? RecvAt(out.rank() * v.stride + v.offset) : SendAt(v.offset);
   const ir::Program node = BuildProgram(g.node[0], recipe.levels[0], s.i);
-  const std::vector<ir::Ref> places = BundlePlaces(s, RecvAt(0), blk);
+  const std::vector<ir::Ref> places = BundlePlaces(s, RecvAt(v.offset), v.stride);
   if (blk > 0 && passes::Scatterable(node, ir::Space::kRecv, blk)) {
     const std::vector<ir::Ref> column(places.begin() + s.i * s.N, places.begin() + (s.i + 1) * s.N);
     const ir::Program net = BuildProgram(g.net[0], recipe.levels[1], s.n);
     uint64_t base = 0;  // the parts' scratch, after the network part's landing place if any
-    if (passes::Scatterable(net, ir::Space::kRecv, blk)) {
+    if (!v.chunked && passes::Scatterable(net, ir::Space::kRecv, blk)) {
       passes::EmbedMap map{s.Column(s.i), send, RecvAt(0), 0};
       map.block = blk;
       map.recv_blocks = column;
@@ -157,6 +171,7 @@ void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& 
       base = bundle;
       out.NeedScratch(base);
       EmbedPart(out, net, {s.Column(s.i), send, ScratchAt(0), base});
+      if (v.chunked) out.SetStep(out.program().steps);  // after the network part's steps
       for (int m = 0; m < s.N; ++m) out.Copy(column[m], ScratchAt(m * blk), blk);
     }
     // In place: the node part's own bundle is my column's blocks, where they now are.
@@ -178,6 +193,7 @@ void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   passes::EmbedMap map{s.node_ranks, mine, ScratchAt(0), base};
   map.node = true;
   EmbedPart(out, node, std::move(map));
+  if (v.chunked) out.SetStep(out.program().steps);  // after the node part's step
   for (size_t k = 0; k < places.size(); ++k) out.Copy(places[k], ScratchAt(k * blk), blk);
 }
 
@@ -207,25 +223,16 @@ void BuildRooted(Builder& out, const Seat& s, const Groups& g, const Recipe& rec
   }
 }
 
-}  // namespace
-
-ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank) {
-  if (recipe.chunk_bytes != 0) {  // chunk by chunk, each chunk's levels overlapping the next's
-    Recipe whole = recipe;
-    whole.chunk_bytes = 0;
-    return passes::Pipeline(spec, recipe.chunk_bytes, rank, [&](const CollSpec& piece) {
-      return BuildHierarchical(piece, whole, rank);
-    });
-  }
+ir::Program Build(const CollSpec& spec, const Recipe& recipe, int rank, const BlockView& v) {
   const Seat seat(*spec.nodes, rank);
   const Groups groups = hier::GroupsOf(spec, recipe, seat.n);
   Builder out(spec, rank);
   switch (spec.coll) {
     case Coll::kReduceScatter:
-      BuildReduceScatter(out, seat, groups, recipe);
+      BuildReduceScatter(out, seat, groups, recipe, v);
       break;
     case Coll::kAllGather:
-      BuildAllGather(out, seat, groups, recipe);
+      BuildAllGather(out, seat, groups, recipe, v);
       break;
     case Coll::kBroadcast:
     case Coll::kReduce:
@@ -240,6 +247,26 @@ ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int ra
       break;
   }
   return out.Take();
+}
+
+}  // namespace
+
+ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank) {
+  const uint64_t block = spec.count * ElemBytes(spec);
+  if (recipe.chunk_bytes == 0) return Build(spec, recipe, rank, {block, 0, false});
+  // Chunk by chunk, each chunk's levels overlapping the next's.
+  Recipe whole = recipe;
+  whole.chunk_bytes = 0;
+  if (spec.coll == Coll::kAllReduce) {  // a chunk is a range of the vector: Pipeline moves it
+    return passes::Pipeline(spec, recipe.chunk_bytes, rank,
+                            [&](const CollSpec& piece) { return Build(piece, whole, rank, {}); });
+  }
+  // reduce_scatter, allgather: a chunk is a piece of every rank's block.
+  return passes::PipelinePlaced(
+      spec, recipe.chunk_bytes, rank, [&](const CollSpec& piece, uint64_t first) {
+        const bool whole_call = piece.count == spec.count;
+        return Build(piece, whole, rank, {block, first * ElemBytes(spec), !whole_call});
+      });
 }
 
 }  // namespace weft::sched

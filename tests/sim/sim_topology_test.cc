@@ -15,6 +15,8 @@
 #include <tuple>
 
 #include "compile/compile.h"
+#include "compile/hierarchical.h"
+#include "sched/ir/verify.h"
 #include "sim/sim.h"
 #include "sim_families.h"
 
@@ -186,7 +188,7 @@ const std::vector<NodeFamily>& NodeFamilies() {
        true,
        true},
       {"hier_pipelined_zerocopy_ring",
-       {Coll::kAllReduce},
+       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
        [](const Topology&) {
          sched::Recipe h = Hier({"zerocopy", {}}, {"ring", {}});
          h.chunk_bytes = 128;
@@ -194,6 +196,19 @@ const std::vector<NodeFamily>& NodeFamilies() {
        },
        true,
        false,
+       false,
+       true},
+      // reduce_scatter and allgather chunk every rank's block (passes::PipelinePlaced): chunk
+      // c moves bytes [c 64, (c + 1) 64) of each block, its network part landing in scratch.
+      {"hier_pipelined_zerocopy_rexch",
+       {Coll::kReduceScatter, Coll::kAllGather},
+       [](const Topology& t) {
+         sched::Recipe h = Hier({"zerocopy", {}}, {"rexch", Split(t.num_nodes())});
+         h.chunk_bytes = 64;
+         return h;
+       },
+       true,
+       true,
        false,
        true},
       {"hier_zerocopy_tree2",  // bcast: every rank copies from its leader's receive buffer
@@ -428,8 +443,12 @@ TEST(NodeAware, PipelinedCompositionsDeclineWithReasons) {
   EXPECT_TRUE(says(why({"rexch", {-2, 2}, 256}, {"ring", {}}), "without an @size"));
   spec.coll = Coll::kReduceScatter;
   spec.count = 100;
-  EXPECT_TRUE(says(why({"ring", {}}, {"ring", {}}), "multi-leader allreduce"));
+  EXPECT_TRUE(says(why({"ring", {}}, {"ring", {}}), "with a zerocopy node level"));
   EXPECT_EQ(sched::DeclineRecipe(spec, Hier({"zerocopy", {}}, {"ring", {}}), zero_copy), "");
+  zc.chunk_bytes = 256;
+  EXPECT_EQ(sched::DeclineRecipe(spec, zc, zero_copy), "");
+  spec.coll = Coll::kBroadcast;
+  EXPECT_TRUE(says(why({"tree", {2}}, {"tree", {2}}), "multi-leader allreduce, reduce_scatter"));
   spec.coll = Coll::kReduce;
   EXPECT_TRUE(says(sched::DeclineRecipe(spec, Hier({"zerocopy", {}}, {"tree", {2}}), zero_copy),
                    "a reduce's node partial is in scratch its peers cannot reach"));
@@ -496,6 +515,49 @@ TEST(NodeAware, PipelinedLevelsPostBeforeTheyCopy) {
         node_op = steady;
       } else if (in.op == ir::Opcode::kSend || in.op == ir::Opcode::kRecv) {
         ASSERT_FALSE(node_op) << "rank " << rank << ": a message after a node part in its round";
+      }
+    }
+  }
+}
+
+// A node whose segment failed runs its node level point-to-point (PointToPointNodeLevel) beside
+// nodes that keep theirs: the network messages match, chunked compositions included (their
+// rounds may then sit a constant number of rounds apart on the two kinds of node), and every
+// rank gets the reference result.
+TEST(NodeAware, NodeWithoutSegmentRunsPointToPointBesideTheOthers) {
+  sched::Recipe zc_ring = Hier({"zerocopy", {}}, {"ring", {}});
+  zc_ring.chunk_bytes = 128;
+  for (const char* shape : {"2x3", "3x2", "4x2:rr"}) {
+    const auto nodes = Shape(shape);
+    sched::Recipe zc_rexch = Hier({"zerocopy", {}}, {"rexch", Split(nodes->num_nodes())});
+    zc_rexch.chunk_bytes = 64;
+    for (Coll coll : {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather}) {
+      for (const sched::Recipe& recipe :
+           {zc_ring, zc_rexch, Hier({"shmpipe", {}, 256}, {"ring", {}})}) {
+        for (uint64_t count : {uint64_t{1}, uint64_t{77}, uint64_t{300}}) {
+          sched::CollSpec spec;
+          spec.coll = coll;
+          spec.nodes = nodes;
+          spec.nranks = nodes->nranks;
+          spec.count = count;
+          spec.dtype = weftFloat32;
+          sched::GenEnv env;
+          env.node_shared_memory = env.zero_copy = true;
+          if (!sched::DeclineRecipe(spec, recipe, env).empty()) continue;
+          const std::string what = sched::SpecText(spec) + " " + sched::RecipeText(recipe);
+          std::vector<ir::Program> ps;
+          for (int r = 0; r < spec.nranks; ++r) {
+            const bool failed = nodes->node_of_rank[r] == 0;
+            ps.push_back(sched::BuildProgram(
+                spec, failed ? sched::PointToPointNodeLevel(spec, recipe, r) : recipe, r));
+          }
+          std::string why;
+          ASSERT_TRUE(ir::VerifyMatching(ps, &why)) << what << ": " << why;
+          sim::SimOptions opt;
+          opt.model.nodes = spec.nodes;
+          const sim::SimResult res = sim::Simulate(spec, ps, opt);
+          EXPECT_TRUE(res.pass) << what << ": " << res.why;
+        }
       }
     }
   }

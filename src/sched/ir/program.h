@@ -91,8 +91,9 @@ struct Program {
   bool shm_banked = false;
   std::vector<Instr> code;
   /// Pipelining metadata, not part of the text form: the step of each instruction, numbered
-  /// alike on every rank (a message's send and receive share a step; each step ends in at most
-  /// one waitall). Empty when the generator does not number steps.
+  /// alike on every rank (a message's send and receive share a step; a generator's step ends in
+  /// at most one waitall, a composition's node level runs its rounds inside one step). Empty
+  /// when the generator does not number steps.
   std::vector<int> step;
   /// Steps the generator numbered: 1 + the highest it set, whether or not that step's
   /// instructions were dropped as empty, so the same on every rank of a generator whose step

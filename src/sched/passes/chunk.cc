@@ -28,22 +28,27 @@ void Relocate(ir::Program* p, uint64_t user_offset, uint64_t scratch_offset, int
 }
 
 // Cuts a chunk program into its steps (Program::step): phase s holds step s's instructions up
-// to its waitall (dropped: the round supplies one); instructions after the waitall move to the
-// next phase. False when a step holds two waitalls (the generator's steps cannot be aligned).
+// to its last waitall (dropped: the round supplies one); instructions after it move to the next
+// phase. A step's earlier waitalls (a node level's own rounds, which passes::Embed runs inside
+// one step of a composition) stay in its phase. False when the steps cannot be aligned (an
+// instruction of step s after the last waitall of step s + 1).
 bool Phases(ir::Program&& p, std::vector<std::vector<ir::Instr>>* out) {
   out->clear();
   if (p.step.size() != p.code.size()) return p.code.empty();
   int last = p.step.empty() ? 0 : *std::max_element(p.step.begin(), p.step.end());
   out->resize(last + 2);
+  std::vector<size_t> last_wait(last + 2, p.code.size());  // per step: its last waitall
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    if (p.code[i].op == ir::Opcode::kWaitAll) last_wait[p.step[i]] = i;
+  }
   std::vector<bool> waited(last + 2, false);
   for (size_t i = 0; i < p.code.size(); ++i) {
     int s = p.step[i];
-    if (p.code[i].op == ir::Opcode::kWaitAll) {
-      if (waited[s]) return false;
+    if (i == last_wait[s]) {
       waited[s] = true;
       continue;
     }
-    if (waited[s]) ++s;  // after this step's waitall: runs with the next step
+    if (waited[s]) ++s;  // after this step's last waitall: runs with the next step
     if (waited[s]) return false;
     (*out)[s].push_back(std::move(p.code[i]));
   }
@@ -99,24 +104,17 @@ bool RenumberCounterWaits(ir::Program* p, const std::vector<uint32_t>& chunk_of,
   return true;
 }
 
-}  // namespace
-
-std::string DeclineChunking(const CollSpec& spec) {
-  if (spec.coll == Coll::kAllReduce || spec.coll == Coll::kBroadcast ||
-      spec.coll == Coll::kReduce) {
-    return "";
-  }
-  return std::string("chunking applies to allreduce, bcast and reduce, not ") + CollName(spec.coll);
-}
-
-ir::Program Pipeline(const CollSpec& spec, uint64_t chunk_bytes, int rank,
-                     const std::function<ir::Program(const CollSpec&)>& generate) {
+// Both: with move_user, each chunk's user-buffer refs move by its byte offset (the generator
+// wrote them for a vector of the chunk's count); without, the generator placed them.
+ir::Program Chunked(const CollSpec& spec, uint64_t chunk_bytes, int rank,
+                    const std::function<ir::Program(const CollSpec&, uint64_t)>& generate,
+                    bool move_user) {
   const uint64_t es = ElemBytes(spec), line = LineElems(es);
   uint64_t per = std::max<uint64_t>(line, chunk_bytes / es / line * line);
   // Tags stay below MPI's guaranteed bound: grow chunks rather than run out of tags.
   while ((spec.count + per - 1) / per > kMaxTag) per *= 2;
   const uint64_t chunks = spec.count == 0 ? 0 : (spec.count + per - 1) / per;
-  if (chunks <= 1) return generate(spec);
+  if (chunks <= 1) return generate(spec, 0);
 
   std::vector<std::vector<std::vector<ir::Instr>>> phases(chunks);
   std::vector<ir::Program> progs(chunks);
@@ -125,21 +123,21 @@ ir::Program Pipeline(const CollSpec& spec, uint64_t chunk_bytes, int rank,
   for (uint64_t c = 0; c < chunks; ++c) {
     CollSpec piece = spec;
     piece.count = std::min(per, spec.count - c * per);
-    progs[c] = generate(piece);
+    progs[c] = generate(piece, c * per);
     scratch = std::max(scratch, progs[c].scratch_bytes);
     shm = std::max(shm, progs[c].shm_slot_bytes);
   }
   for (uint64_t c = 0; c < chunks; ++c) {
     // A generator without aligned steps is not pipelined: one program for the whole count.
-    if (!Phases(std::move(progs[c]), &phases[c])) return generate(spec);
+    if (!Phases(std::move(progs[c]), &phases[c])) return generate(spec, 0);
     depth = std::max(depth, phases[c].size());
   }
-  if (depth == 0) return generate(spec);
+  if (depth == 0) return generate(spec, 0);
   for (uint64_t c = 0; c < chunks; ++c) {
     ir::Program tmp;
     for (auto& ph : phases[c]) {
       tmp.code = std::move(ph);
-      Relocate(&tmp, c * per * es, (c % depth) * scratch, static_cast<int>(c));
+      Relocate(&tmp, move_user ? c * per * es : 0, (c % depth) * scratch, static_cast<int>(c));
       ph = std::move(tmp.code);
     }
   }
@@ -174,8 +172,30 @@ ir::Program Pipeline(const CollSpec& spec, uint64_t chunk_bytes, int rank,
       chunk_of.push_back(0);
     }
   }
-  if (!RenumberCounterWaits(&out, chunk_of, chunks)) return generate(spec);
+  if (!RenumberCounterWaits(&out, chunk_of, chunks)) return generate(spec, 0);
   return b.Take();
+}
+
+}  // namespace
+
+std::string DeclineChunking(const CollSpec& spec) {
+  if (spec.coll == Coll::kAllReduce || spec.coll == Coll::kBroadcast ||
+      spec.coll == Coll::kReduce) {
+    return "";
+  }
+  return std::string("chunking applies to allreduce, bcast and reduce, not ") + CollName(spec.coll);
+}
+
+ir::Program Pipeline(const CollSpec& spec, uint64_t chunk_bytes, int rank,
+                     const std::function<ir::Program(const CollSpec&)>& generate) {
+  return Chunked(
+      spec, chunk_bytes, rank, [&](const CollSpec& piece, uint64_t) { return generate(piece); },
+      true);
+}
+
+ir::Program PipelinePlaced(const CollSpec& spec, uint64_t chunk_bytes, int rank,
+                           const std::function<ir::Program(const CollSpec&, uint64_t)>& generate) {
+  return Chunked(spec, chunk_bytes, rank, generate, false);
 }
 
 }  // namespace weft::sched::passes

@@ -25,4 +25,11 @@ std::string DeclineChunking(const CollSpec& spec);
 ir::Program Pipeline(const CollSpec& spec, uint64_t chunk_bytes, int rank,
                      const std::function<ir::Program(const CollSpec&)>& generate);
 
+/// Same, where a chunk is not one range of each buffer (a hierarchical allgather's or
+/// reduce_scatter's: a piece of every rank's block): `generate` is given the chunk's spec and its
+/// first element within a block, and places the chunk's refs in the call's buffers itself; only
+/// scratch slots and tags move. The whole call is generate(spec, 0).
+ir::Program PipelinePlaced(const CollSpec& spec, uint64_t chunk_bytes, int rank,
+                           const std::function<ir::Program(const CollSpec&, uint64_t)>& generate);
+
 }  // namespace weft::sched::passes

@@ -111,14 +111,18 @@ void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out) {
     out->step.clear();
     out->steps = 0;
   } else {
-    out->steps = std::max(out->steps, map.step_base + part.steps);
+    // A node part is one step of the composition, its own rounds inside it: every node level
+    // then takes the same steps (zerocopy has one), so the network parts' messages fall in the
+    // same rounds on a node that runs its level point-to-point (PointToPointNodeLevel) as on
+    // the others when the composition is chunked.
+    out->steps = std::max(out->steps, map.step_base + (map.node ? 1 : part.steps));
   }
   auto push = [&](ir::Instr&& m, size_t i) {
     // An in-place group call copies its send buffer to its receive buffer; placed where the
     // two are one, the copy is dropped (as Builder drops copies onto themselves).
     if (m.op == ir::Opcode::kCopy && m.dst == m.srcs[0]) return;
     out->code.push_back(std::move(m));
-    if (numbered) out->step.push_back(map.step_base + part.step[i]);
+    if (numbered) out->step.push_back(map.step_base + (map.node ? 0 : part.step[i]));
   };
   for (size_t i = 0; i < part.code.size(); ++i) {
     const ir::Instr& in = part.code[i];
