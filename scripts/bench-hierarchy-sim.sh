@@ -142,7 +142,8 @@ done
 
 # allgather and reduce_scatter (int8 blocks, so the block is the count): the model's choice
 # (the user's own buffers) against the flat radix-4 rexch, the flat ring and the point-to-point
-# composition rexch/rexch.
+# composition rexch/rexch; and its choice on buffers from weftMemAlloc (zerocopy node levels,
+# pipelined across levels).
 # Sizes are per-rank blocks; the whole buffer is P blocks (64 MiB at 2,048 x 32 KiB).
 for coll in allgather reduce_scatter; do
   for topo in $gather_topos; do
@@ -154,13 +155,17 @@ for coll in allgather reduce_scatter; do
       echo "# $coll (int8 blocks) at $topo, predicted (weft-sim, network: default)"
       echo
       echo "| block | buffer | model's choice | its us | flat rexch us | flat ring us |" \
-        "rexch/rexch us | best flat / choice |"
-      echo "|---|---|---|---|---|---|---|---|"
+        "rexch/rexch us | best flat / choice | weftMemAlloc: choice | its us |" \
+        "best flat / weftMemAlloc choice |"
+      echo "|---|---|---|---|---|---|---|---|---|---|---|"
     } > "$f"
     for n in 8 1024 4096 32768; do
       plan=$("${sim%/sim/weft-sim}/plan/weft-plan" $coll -p $P -n $n -d int8 --topology $topo \
         --no-zero-copy | awk '/^recipe:/ {print $2}')
-      chosen=$(predict $coll -n $n -d int8 --topology $topo --recipe "$plan")
+      chosen=$(predict $coll -n $n -d int8 --topology $topo --recipe "$plan" --no-zero-copy)
+      zc=$("${sim%/sim/weft-sim}/plan/weft-plan" $coll -p $P -n $n -d int8 --topology $topo |
+        awk '/^recipe:/ {print $2}')
+      zc_us=$(predict $coll -n $n -d int8 --topology $topo --recipe "$zc")
       if [ $coll = allgather ]; then f4=$(radices $P | tr ',' '\n' | grep -v -- - | paste -sd,)
       else f4=$(radices $P | tr ',' '\n' | grep -- - | paste -sd,); fi
       rx=$(predict $coll -n $n -d int8 --topology $topo --recipe "rexch:$f4")
@@ -169,7 +174,7 @@ for coll in allgather reduce_scatter; do
         --recipe "rexch:$(radices $L)/rexch:$(radices $N)")
       best=$(awk -v a="$rx" -v b="$rg" 'BEGIN {print (a + 0 < b + 0 ? a : b)}')
       echo "| $n B | $((n * P / 1024)) KiB | $plan | $chosen | $rx | $rg | $hr |" \
-        "$(ratio "$best" "$chosen") |" >> "$f"
+        "$(ratio "$best" "$chosen") | $zc | $zc_us | $(ratio "$best" "$zc_us") |" >> "$f"
     done
     cat "$f"
   done
