@@ -411,13 +411,19 @@ TEST(NodeAware, PipelinedCompositionsNumberStepsAlike) {
   }
 }
 
+// A call of coll with count elements on the ranks of shape ("2x3", "3+1", ...).
+sched::CollSpec OnNodes(Coll coll, const char* shape, uint64_t count) {
+  sched::CollSpec spec;
+  spec.coll = coll;
+  spec.nodes = Shape(shape);
+  spec.nranks = spec.nodes->nranks;
+  spec.count = count;
+  return spec;
+}
+
 // What does not number its steps alike on every rank is declined with the reason.
 TEST(NodeAware, PipelinedCompositionsDeclineWithReasons) {
-  sched::CollSpec spec;
-  spec.coll = Coll::kAllReduce;
-  spec.nodes = Shape("2x2");
-  spec.nranks = 4;
-  spec.count = 1000;
+  sched::CollSpec spec = OnNodes(Coll::kAllReduce, "2x2", 1000);
   // The reason [node/net]@1K is declined with ("" when it is not).
   auto why = [&](sched::Recipe node, sched::Recipe net) {
     sched::Recipe h = Hier(std::move(node), std::move(net));
@@ -463,11 +469,7 @@ TEST(NodeAware, PipelinedCompositionsDeclineWithReasons) {
 // end: every peer is done with this rank's buffers) ask for every signal. (An older chunk's
 // wait may follow a newer chunk's higher one: it asks for a signal made earlier.)
 TEST(NodeAware, PipelinedZeroCopyWaitsCountEarlierChunks) {
-  sched::CollSpec spec;
-  spec.coll = Coll::kAllReduce;
-  spec.nodes = Shape("2x3");
-  spec.nranks = 6;
-  spec.count = 1000;
+  sched::CollSpec spec = OnNodes(Coll::kAllReduce, "2x3", 1000);
   spec.dtype = weftFloat64;
   sched::Recipe h = Hier({"zerocopy", {}}, {"rexch", {-2, 2}});
   h.chunk_bytes = 1024;
@@ -497,11 +499,7 @@ TEST(NodeAware, PipelinedZeroCopyWaitsCountEarlierChunks) {
 // node part held back a newer chunk's messages: [zerocopy/rexch:-32,32]@128K at 32 x 64 and
 // 1 MiB replayed 367 us, 311 with the posts first.)
 TEST(NodeAware, PipelinedLevelsPostBeforeTheyCopy) {
-  sched::CollSpec spec;
-  spec.coll = Coll::kAllReduce;
-  spec.nodes = Shape("2x3");
-  spec.nranks = 6;
-  spec.count = 1000;
+  sched::CollSpec spec = OnNodes(Coll::kAllReduce, "2x3", 1000);
   sched::Recipe h = Hier({"zerocopy", {}}, {"rexch", {-2, 2}});
   h.chunk_bytes = 1024;
   for (int rank = 0; rank < spec.nranks; ++rank) {
