@@ -41,7 +41,8 @@ struct Scattered {
   void* r = nullptr;
   std::vector<int> displs;
   int count = 0;
-  MPI_Datatype rt = MPI_DATATYPE_NULL;
+  MPI_Datatype rt = MPI_DATATYPE_NULL;  // the program's, or owned's
+  OwnedType owned;  // placed at completion: the program may have freed a derived rt by then
   MPI_Aint extent = 0;
   MPI_Comm comm = MPI_COMM_NULL;
   // Moves block j to r + displs[j] elements (MPI's unpacking: the datatype's gaps stay as they
@@ -91,7 +92,7 @@ bool AsAllgather(const char* fn, const void* s, int sn, MPI_Datatype st, void* r
   p->r = r;
   p->displs.assign(rd, rd + n);
   p->count = count;
-  p->rt = rt;
+  p->rt = KeepType(rt, &p->owned);
   p->extent = rshape.extent;
   p->comm = comm;
   int rank = 0;

@@ -50,7 +50,11 @@ class VSide {
       user_displs_.push_back(displs[j]);
       user_counts_.push_back(counts[j]);
     }
-    if (!direct_) temp_.assign(std::max<size_t>(packed, 1), 0);
+    if (!direct_) {
+      // Unpacked at completion: the program may have freed a derived type by then.
+      type_ = KeepType(t, &owned_);
+      temp_.assign(std::max<size_t>(packed, 1), 0);
+    }
     return true;
   }
   char* bytes() { return direct_ ? user_ : temp_.data(); }
@@ -66,7 +70,7 @@ class VSide {
       if (counts_[j] == 0) continue;
       PackedView v;
       char* block = user_ + static_cast<MPI_Aint>(user_displs_[j]) * shape_.extent;
-      if (!v.Init(block, user_counts_[j], type_, shape_, comm_)) return MPI_ERR_COUNT;
+      if (!v.Init(block, user_counts_[j], type_, shape_, comm_, false)) return MPI_ERR_COUNT;
       char* at = temp_.data() + offsets_[j];
       if (!pack) std::memcpy(v.bytes(), at, counts_[j]);
       const int rc = pack ? v.Pack() : v.Unpack();
@@ -76,7 +80,8 @@ class VSide {
     return MPI_SUCCESS;
   }
   char* user_ = nullptr;
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;  // the program's, or owned_'s
+  OwnedType owned_;
   TypeShape shape_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   bool direct_ = true;

@@ -141,8 +141,17 @@ bool DescribeType(MPI_Datatype t, TypeShape* out) {
   return true;
 }
 
+MPI_Datatype KeepType(MPI_Datatype t, OwnedType* owned) {
+  int ints = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  if (PMPI_Type_get_envelope(t, &ints, &addresses, &types, &combiner) != MPI_SUCCESS ||
+      combiner == MPI_COMBINER_NAMED) {
+    return t;  // predefined (the program cannot free it), or MPI will report the handle
+  }
+  return owned->Dup(t) == MPI_SUCCESS ? owned->get() : t;
+}
+
 bool PackedView::Init(const void* buf, size_t count, MPI_Datatype t, const TypeShape& shape,
-                      MPI_Comm comm) {
+                      MPI_Comm comm, bool keep) {
   if (shape.size != 0 && count > SIZE_MAX / shape.size) return false;
   user_ = static_cast<char*>(const_cast<void*>(buf));
   count_ = count;
@@ -154,6 +163,10 @@ bool PackedView::Init(const void* buf, size_t count, MPI_Datatype t, const TypeS
     bytes_ = user_ + shape.true_lb;
     return true;
   }
+  // Packed and unpacked with the program's type: keep a duplicate of a derived one, which the
+  // program may free while the call is pending (MPICH's nonblocking2 frees it before MPI_Wait;
+  // unpacking with the freed handle failed an assertion inside MPICH).
+  if (keep && nbytes_ > 0) type_ = KeepType(t, &owned_);
   temp_.reset(new char[nbytes_ > 0 ? nbytes_ : 1]);
   bytes_ = temp_.get();
   return true;

@@ -26,14 +26,54 @@ struct TypeShape {
 /// False where MPI cannot describe it (an invalid handle).
 bool DescribeType(MPI_Datatype t, TypeShape* out);
 
+/// A duplicate of a derived datatype that the interposer owns, freed with it: MPI lets a
+/// program free a datatype while an operation that uses it is pending (MPI_Type_free), so a
+/// nonblocking call that unpacks at its completion must not use the program's handle.
+class OwnedType {
+ public:
+  OwnedType() = default;
+  OwnedType(OwnedType&& o) noexcept : t_(o.t_) { o.t_ = MPI_DATATYPE_NULL; }
+  OwnedType& operator=(OwnedType&& o) noexcept {
+    if (this != &o) {
+      Reset();
+      t_ = o.t_;
+      o.t_ = MPI_DATATYPE_NULL;
+    }
+    return *this;
+  }
+  OwnedType(const OwnedType&) = delete;
+  OwnedType& operator=(const OwnedType&) = delete;
+  ~OwnedType() { Reset(); }
+  /// Holds a duplicate of t (MPI error code).
+  int Dup(MPI_Datatype t) {
+    Reset();
+    return PMPI_Type_dup(t, &t_);
+  }
+  MPI_Datatype get() const { return t_; }
+
+ private:
+  void Reset() {
+    if (t_ != MPI_DATATYPE_NULL) PMPI_Type_free(&t_);
+  }
+  MPI_Datatype t_ = MPI_DATATYPE_NULL;
+};
+
+/// The handle to use for t after the call that passed it returns: t where it is predefined,
+/// else a duplicate that *owned holds (t itself where MPI cannot duplicate it: whether a call
+/// is served must not depend on one rank's resources).
+MPI_Datatype KeepType(MPI_Datatype t, OwnedType* owned);
+
 /// count elements of one rank's datatype seen as contiguous bytes in signature order: the
 /// user's own memory where the layout is dense, else a temporary buffer that Pack fills from
-/// the user's layout and Unpack copies back into it.
+/// the user's layout and Unpack copies back into it (with a duplicate of a derived datatype,
+/// which the program may free before a nonblocking call completes).
 class PackedView {
  public:
   /// Views count elements of t (shape from DescribeType) at buf. Checks that the bytes fit a
-  /// size_t; false (nothing allocated) if not.
-  bool Init(const void* buf, size_t count, MPI_Datatype t, const TypeShape& shape, MPI_Comm comm);
+  /// size_t; false (nothing allocated) if not. keep: hold a duplicate of a derived t (KeepType)
+  /// for a Pack or Unpack after the call returns; false where the caller holds one.
+  bool Init(const void* buf, size_t count, MPI_Datatype t, const TypeShape& shape, MPI_Comm comm,
+            bool keep = true);
   /// The contiguous bytes (count * shape.size of them).
   char* bytes() const { return bytes_; }
   size_t size() const { return nbytes_; }
@@ -46,7 +86,8 @@ class PackedView {
   int Move(bool pack);
   char* user_ = nullptr;
   size_t count_ = 0;
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;  // the program's, or owned_'s
+  OwnedType owned_;
   TypeShape shape_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   char* bytes_ = nullptr;

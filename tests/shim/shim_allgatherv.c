@@ -111,6 +111,17 @@ static void Datatypes(void) {
   }
   MPI_Allgatherv(send, kPer, MPI_INT, recv, counts, displs, strided_resized, MPI_COMM_WORLD);
   Report(MPI_COMM_WORLD, "strided scattered", recv, sizeof(int) * 2 * size * (kPer + 1));
+  /* Nonblocking, the type freed before the wait: MPI keeps it for the pending call (the
+   * interposer places the blocks at completion with a duplicate of its own). */
+  MPI_Datatype held;
+  MPI_Type_dup(strided_resized, &held);
+  Fill(recv, (int)(sizeof recv / sizeof recv[0]), -1);
+  MPI_Request req;
+  MPI_Iallgatherv(send, kPer, MPI_INT, recv, counts, displs, held, MPI_COMM_WORLD, &req);
+  MPI_Type_free(&held);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  Report(MPI_COMM_WORLD, "strided scattered, nonblocking, type freed before the wait", recv,
+         sizeof(int) * 2 * size * (kPer + 1));
   Fill(recv, (int)(sizeof recv / sizeof recv[0]), -1);
   for (int j = 0; j < size; ++j) {
     counts[j] = rank == 0 ? kPer / 2 : kPer;
