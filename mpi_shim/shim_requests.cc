@@ -301,6 +301,23 @@ int FreeServed(MPI_Request* req) {
   return PMPI_Request_free(req);
 }
 
+void ReleasePersistentAtFinalize() {
+  std::vector<weftPlan_t> plans;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    for (auto it = g_served.begin(); it != g_served.end();) {
+      if (it->second.plan == nullptr) {
+        ++it;
+        continue;
+      }
+      plans.push_back(it->second.plan);
+      it = g_served.erase(it);  // its buffers (and their datatype duplicates) with it
+    }
+    Recount();
+  }
+  for (weftPlan_t plan : plans) weftPlanFree(plan);
+}
+
 int CompletedRequest(MPI_Request* handle) {
   auto* g = new GrequestState;
   int rc = PMPI_Grequest_start(QueryFn, FreeFn, CancelFn, g, handle);

@@ -61,6 +61,9 @@ void ExpireServed(int n, const MPI_Request reqs[], const char* what);
 /// MPI_Request_free of any request: a served one leaves the table (a running nonblocking call
 /// goes on and is completed by later completion calls; a plan is freed).
 int FreeServed(MPI_Request* handle);
+/// At MPI_Finalize, with MPI still working: the persistent requests the program never freed
+/// give up their plans and buffers (as MPI's own do), before weft's communicators go.
+void ReleasePersistentAtFinalize();
 /// The empty status of a completed collective, with error.
 void EmptyStatus(MPI_Status* status, int error);
 /// Before a blocking collective on comm that weft does not serve (the native routine cannot

@@ -6,6 +6,7 @@
 
 #include "core/log.h"
 #include "core/params.h"
+#include "shim_requests.h"
 #include "shim_stats.h"
 
 namespace weft::shim {
@@ -62,6 +63,7 @@ int DeleteAttr(MPI_Comm, int, void* value, void*) {
 // every communicator weft still holds.
 int FinalizeCleanup(MPI_Comm, int, void*, void*) {
   PrintStats();
+  ReleasePersistentAtFinalize();
   std::set<weftComm_t> left;
   {
     std::lock_guard<std::mutex> lk(g_mu);

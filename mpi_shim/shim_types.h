@@ -53,7 +53,13 @@ class OwnedType {
 
  private:
   void Reset() {
-    if (t_ != MPI_DATATYPE_NULL) PMPI_Type_free(&t_);
+    if (t_ == MPI_DATATYPE_NULL) return;
+    // A persistent request's views may be destroyed at exit, after MPI_Finalize, where the
+    // handle went with MPI and calling MPI is erroneous.
+    int finalized = 0;
+    PMPI_Finalized(&finalized);
+    if (!finalized) PMPI_Type_free(&t_);
+    t_ = MPI_DATATYPE_NULL;
   }
   MPI_Datatype t_ = MPI_DATATYPE_NULL;
 };
