@@ -108,11 +108,12 @@ std::vector<ir::Ref> BundlePlaces(const Seat& s, ir::Ref at, uint64_t blk) {
 // Where the blocks a reduce_scatter or allgather program moves lie in the call's buffers: each
 // rank's block of the call is `stride` bytes, and the program moves bytes [offset, offset + its
 // count's) of every block: the whole call (offset 0, stride its own block), or one chunk of a
-// call pipelined across levels, whose network part then always lands in scratch and is copied
-// out in a step of its own, so that every rank numbers the same steps.
+// call pipelined across levels (its blocks shorter than the stride), whose network part then
+// always lands in scratch and is copied out in a step of its own, so that every rank numbers
+// the same steps.
 struct BlockView {
   uint64_t stride = 0, offset = 0;
-  bool chunked = false;
+  bool Chunk(uint64_t blk) const { return blk != stride; }
 };
 
 // reduce_scatter: node reduce_scatter of the bundles ([l][m]: the blocks for local index l of
@@ -162,7 +163,7 @@ void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& 
     const std::vector<ir::Ref> column(places.begin() + s.i * s.N, places.begin() + (s.i + 1) * s.N);
     const ir::Program net = BuildProgram(g.net[0], recipe.levels[1], s.n);
     uint64_t base = 0;  // the parts' scratch, after the network part's landing place if any
-    if (!v.chunked && passes::Scatterable(net, ir::Space::kRecv, blk)) {
+    if (!v.Chunk(blk) && passes::Scatterable(net, ir::Space::kRecv, blk)) {
       passes::EmbedMap map{s.Column(s.i), send, RecvAt(0), 0};
       map.block = blk;
       map.recv_blocks = column;
@@ -171,7 +172,7 @@ void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& 
       base = bundle;
       out.NeedScratch(base);
       EmbedPart(out, net, {s.Column(s.i), send, ScratchAt(0), base});
-      if (v.chunked) out.SetStep(out.program().steps);  // after the network part's steps
+      if (v.Chunk(blk)) out.SetStep(out.program().steps);  // after the network part's steps
       for (int m = 0; m < s.N; ++m) out.Copy(column[m], ScratchAt(m * blk), blk);
     }
     // In place: the node part's own bundle is my column's blocks, where they now are.
@@ -193,7 +194,7 @@ void BuildAllGather(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   passes::EmbedMap map{s.node_ranks, mine, ScratchAt(0), base};
   map.node = true;
   EmbedPart(out, node, std::move(map));
-  if (v.chunked) out.SetStep(out.program().steps);  // after the node part's step
+  if (v.Chunk(blk)) out.SetStep(out.program().steps);  // after the node part's step
   for (size_t k = 0; k < places.size(); ++k) out.Copy(places[k], ScratchAt(k * blk), blk);
 }
 
@@ -253,7 +254,7 @@ ir::Program Build(const CollSpec& spec, const Recipe& recipe, int rank, const Bl
 
 ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int rank) {
   const uint64_t block = spec.count * ElemBytes(spec);
-  if (recipe.chunk_bytes == 0) return Build(spec, recipe, rank, {block, 0, false});
+  if (recipe.chunk_bytes == 0) return Build(spec, recipe, rank, {block, 0});
   // Chunk by chunk, each chunk's levels overlapping the next's.
   Recipe whole = recipe;
   whole.chunk_bytes = 0;
@@ -264,8 +265,7 @@ ir::Program BuildHierarchical(const CollSpec& spec, const Recipe& recipe, int ra
   // reduce_scatter, allgather: a chunk is a piece of every rank's block.
   return passes::PipelinePlaced(
       spec, recipe.chunk_bytes, rank, [&](const CollSpec& piece, uint64_t first) {
-        const bool whole_call = piece.count == spec.count;
-        return Build(piece, whole, rank, {block, first * ElemBytes(spec), !whole_call});
+        return Build(piece, whole, rank, {block, first * ElemBytes(spec)});
       });
 }
 
