@@ -46,7 +46,7 @@ struct SimResult {
   uint64_t messages = 0, bytes_sent = 0;
 };
 
-/// Runs programs (one per rank, in rank order) for spec.
+/// Runs programs (one per rank, indexed by rank) for spec, the rank with the earliest clock first.
 SimResult Simulate(const sched::CollSpec& spec, const std::vector<ir::Program>& programs,
                    const SimOptions& opt);
 

@@ -78,5 +78,62 @@ TEST(LinkCalendar, AMessageCrossingAloneHasTheWholeLink) {
   EXPECT_LT(us, 1.2 * wire_us);
 }
 
+// The engine runs the rank whose clock is earliest, so a node's link carries messages in the
+// order they were posted in time, whatever the ranks' names. Rank 0 posts its message after a
+// copy of 5 us, rank 1 at once; both cross to node 1 on one link, 10 us of bytes each. Run rank
+// by rank (rank 0 until it blocked, then rank 1), rank 0's message took the link first and
+// rank 1's, posted 5 us earlier, found no gap before it and went after it: 25 us of link where
+// posting order gives 20.
+TEST(LinkCalendar, ANodesLinkCarriesMessagesInTheOrderTheyWerePosted) {
+  sched::CollSpec spec;
+  spec.coll = sched::Coll::kAllToAll;  // any: only the programs below run
+  spec.nodes = Shape("2x2");
+  spec.nranks = 4;
+  spec.count = 1;
+  spec.dtype = weftInt8;
+  sim::SimOptions opt;
+  opt.model.nodes = spec.nodes;
+  opt.model.message_overhead_us = 0;
+  opt.model.copy_gbytes_per_s = 10;           // 50 kB: 5 us
+  opt.model.inter = tune::LinkTier{0, 12.5};  // 125 kB: 10 us, no latency
+  opt.model.intra = tune::LinkTier{0, 1e6};
+  opt.check_data = false;
+  const uint64_t copy_bytes = 50000, msg_bytes = 125000;
+  std::vector<ir::Program> ps(4);
+  for (int r = 0; r < 4; ++r) {
+    ir::Program& p = ps[r];
+    p.rank = r;
+    p.nranks = 4;
+    p.dtype = weftInt8;
+    p.send_bytes = p.recv_bytes = p.scratch_bytes = copy_bytes + msg_bytes;
+    ir::Instr io;
+    io.bytes = msg_bytes;
+    if (r < 2) {
+      if (r == 0) {
+        ir::Instr copy;
+        copy.op = ir::Opcode::kCopy;
+        copy.dst = ir::Ref{ir::Space::kScratch, 0, 0};
+        copy.srcs = {ir::Ref{ir::Space::kSend, 0, 0}};
+        copy.bytes = copy_bytes;
+        p.code.push_back(copy);
+      }
+      io.op = ir::Opcode::kSend;
+      io.srcs = {ir::Ref{ir::Space::kSend, 0, 0}};
+      io.peer = r + 2;
+    } else {
+      io.op = ir::Opcode::kRecv;
+      io.dst = ir::Ref{ir::Space::kRecv, 0, 0};
+      io.peer = r - 2;
+    }
+    p.code.push_back(io);
+    ir::Instr wait;
+    wait.op = ir::Opcode::kWaitAll;
+    p.code.push_back(wait);
+  }
+  const sim::SimResult res = sim::Simulate(spec, ps, opt);
+  ASSERT_TRUE(res.pass) << res.why;
+  EXPECT_NEAR(res.predicted_us, 20.0, 1e-6);
+}
+
 }  // namespace
 }  // namespace weft::simtest
