@@ -99,10 +99,13 @@ bool MakeSelectionInput(const Comm& comm, const CollArgs& args, SelectionInput* 
   in->env.shared_memory = comm.one_node_segment();
   in->env.node_shared_memory = comm.nodes_share_memory;
   in->env.single_copy = in->env.shared_memory && comm.single_copy;
+  in->env.node_single_copy = in->env.node_shared_memory && comm.single_copy;
+  in->env.oversubscribed = comm.some_machine_oversubscribed;
   // weftMemAlloc maps a rank's memory in its node peers (every node's, across nodes).
   in->env.zero_copy = (in->env.shared_memory || in->env.node_shared_memory) && args.zero_copy;
   in->env.slots_streamed = in->env.shared_memory && args.slots_streamed;
   in->model = tune::CostModel{};
+  in->model.peer_buffers_mapped = in->env.zero_copy;
   if (comm.topo.num_nodes() > 1) {
     in->model.nodes = in->spec.nodes;
     in->model.inter = {static_cast<double>(comm.net_latency_us), comm.net_gbits / 8.0};

@@ -95,8 +95,9 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     WEFT_WARN(kTopo, "WEFT_VIRTUAL_PLACEMENT=%s is neither block nor rr; using block",
               params.WEFT_VIRTUAL_PLACEMENT.c_str());
   }
+  bool machine_oversubscribed = false;
   err = DiscoverTopology(comm->mpi, static_cast<int>(params.WEFT_VIRTUAL_NODES), round_robin,
-                         &comm->topo, &comm->node_comm);
+                         &comm->topo, &comm->node_comm, &machine_oversubscribed);
   if (err != MPI_SUCCESS) {
     comm->FailMpi(err, "weftCommInitMPI: topology discovery");
     SetThreadLastError(comm->LastError());
@@ -104,6 +105,7 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     return weftMpiError;
   }
   if (comm->topo.num_nodes() > 1) comm->node_map = std::make_shared<const Topology>(comm->topo);
+  bool nodes_allow_cma = false;
   {
     // The cost model's network tier picks recipes, so it must be one value on every rank
     // even where the environment differs: the smallest rate and latency over the ranks.
@@ -124,9 +126,10 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     const uint64_t hw = wisdom ? hash62(weft::tune::SectionText(*wisdom)) : 0;
     const int lo = static_cast<int>(h & 0x7fffffff), hi = static_cast<int>(h >> 31);
     const int wlo = static_cast<int>(hw & 0x7fffffff), whi = static_cast<int>(hw >> 31);
-    // The last entry: whether every rank allows shared memory (WEFT_SHM), which decides
-    // whether hierarchical recipes may run their node level over the node's segment.
-    int net[11] = {static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_GBITS, 1, 1 << 20)),
+    // The last entries: whether every rank allows shared memory (WEFT_SHM), which decides
+    // whether hierarchical recipes may run their node level over the node's segment, and
+    // single copy (WEFT_CMA), a cma node level.
+    int net[12] = {static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_GBITS, 1, 1 << 20)),
                    static_cast<int>(std::clamp<int64_t>(params.WEFT_NET_LATENCY_US, 0, 1 << 20)),
                    lo,
                    hi,
@@ -136,8 +139,9 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
                    whi,
                    -wlo,
                    -whi,
-                   params.WEFT_SHM != 0 ? 1 : 0};
-    err = PMPI_Allreduce(MPI_IN_PLACE, net, 11, MPI_INT, MPI_MIN, comm->mpi);
+                   params.WEFT_SHM != 0 ? 1 : 0,
+                   params.WEFT_CMA != 0 ? 1 : 0};
+    err = PMPI_Allreduce(MPI_IN_PLACE, net, 12, MPI_INT, MPI_MIN, comm->mpi);
     if (err != MPI_SUCCESS) {
       comm->FailMpi(err, "weftCommInitMPI: agreeing on WEFT_NET_GBITS");
       SetThreadLastError(comm->LastError());
@@ -154,6 +158,7 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     // point-to-point (TryBuildCompiled, CompiledColl::RebuildWithoutSegment), with the network
     // messages the other nodes expect, so the ranks need not agree on it beforehand.
     comm->nodes_share_memory = comm->topo.num_nodes() > 1 && net[10] != 0;
+    nodes_allow_cma = comm->nodes_share_memory && net[11] != 0;
     // MPI does not match a blocking collective with a nonblocking one: only where every rank
     // polls.
     comm->native_waits_poll = comm->selection_knobs_agreed && params.WEFT_NATIVE_WAIT == "poll";
@@ -223,6 +228,25 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
         WEFT_INFO(kInit, "single copy (CMA) is not permitted here (%s): shared-memory slots only",
                   why.empty() ? "a node peer's probe failed" : why.c_str());
       }
+    }
+  }
+  // Across nodes: a cma node level (sched::GenEnv::node_single_copy) and pipelining across
+  // levels change every rank's messages, so they are decided from what every rank agrees on:
+  // the probe passed on every node (WEFT_CMA and WEFT_SHM agreed above), and no machine runs
+  // more ranks than it has CPUs for (virtual nodes share their machine's cores).
+  comm->some_machine_oversubscribed = machine_oversubscribed;
+  if (comm->topo.num_nodes() > 1) {
+    std::string why;
+    const bool probed = nodes_allow_cma && cma::Probe(comm->node_comm, &why);
+    int agree[2] = {probed ? 1 : 0, machine_oversubscribed ? 0 : 1};
+    if (PMPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_INT, MPI_MIN, comm->mpi) != MPI_SUCCESS) {
+      agree[0] = agree[1] = 0;  // unknown: neither
+    }
+    comm->single_copy = agree[0] == 1;
+    comm->some_machine_oversubscribed = agree[1] == 0;
+    if (nodes_allow_cma && !comm->single_copy && comm->rank == 0) {
+      WEFT_INFO(kInit, "single copy (CMA) is not permitted on every node (%s): no cma node level",
+                why.empty() ? "a peer's probe failed" : why.c_str());
     }
   }
   *out = std::move(comm);

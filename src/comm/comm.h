@@ -96,6 +96,10 @@ struct weftComm final : public weft::CommLink {
   /// whose segment cannot be made or grown builds its node level point-to-point instead, which
   /// sends the same network messages (TryBuildCompiled, coll/compiled_coll.cc).
   bool nodes_share_memory = false;
+  /// On some machine the communicator's ranks outnumber the CPUs they may run on (virtual
+  /// nodes share their machine's), agreed by every rank at creation: selection offers no
+  /// pipelining across levels then (sched::GenEnv::oversubscribed).
+  bool some_machine_oversubscribed = false;
   int net_gbits = 100;
   int net_latency_us = 2;
   /// weftMemAlloc has made node-shared memory on this communicator (collectively, so every

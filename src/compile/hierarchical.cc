@@ -32,6 +32,12 @@ Recipe NodeSharedMemoryRecipe(const CollSpec& part) {
 // of doubles, [zerocopy/rexch:-32,32]@32K replayed at 60.6 us against 45.2 unchunked.
 constexpr uint64_t kMinPipelinedChunk = 64u << 10;
 
+// Node levels that read their peers' buffers in place (zerocopy: mapped by weftMemAlloc; cma:
+// by single copy): one step each, every rank's part buffers placed where its call holds them.
+bool ReadsPeerBuffers(const Recipe& node) {
+  return node.generator == "zerocopy" || node.generator == "cma";
+}
+
 }  // namespace
 
 std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe, const GenEnv& env) {
@@ -73,26 +79,28 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe, cons
       return "pipelining across levels ([NODE/NET]@SIZE) takes the multi-leader allreduce, "
              "reduce_scatter and allgather on nodes of equal size";
     }
-    if (by_blocks && recipe.levels[0].generator != "zerocopy") {
-      return "a reduce_scatter or allgather pipelines across levels with a zerocopy node level";
+    if (by_blocks && !ReadsPeerBuffers(recipe.levels[0])) {
+      return "a reduce_scatter or allgather pipelines across levels with a zerocopy or cma node "
+             "level";
     }
     for (size_t k = 0; k < recipe.levels.size(); ++k) {
       const Recipe& l = recipe.levels[k];
       const bool steps_alike =
-          l.generator == "rexch" || l.generator == "ring" || (k == 0 && l.generator == "zerocopy");
+          l.generator == "rexch" || l.generator == "ring" || (k == 0 && ReadsPeerBuffers(l));
       if (!steps_alike || l.chunk_bytes != 0) {
-        return "pipelining across levels takes rexch, ring or (node level) zerocopy, without an "
-               "@size of their own";
+        return "pipelining across levels takes rexch, ring or (node level) zerocopy or cma, "
+               "without an @size of their own";
       }
     }
   }
-  // A zerocopy node part reads its peers' part buffers where each peer's call holds them
+  // A zerocopy or cma node part reads its peers' part buffers where each peer's call holds them
   // (hierarchical_build.cc places them): not a reduce's, whose node partial is in the leader's
   // scratch, which peers cannot reach (and a non-root's receive buffer may be none).
-  if (recipe.levels[0].generator == "zerocopy" &&
+  if (ReadsPeerBuffers(recipe.levels[0]) &&
       (spec.coll == Coll::kReduce || hier::SingleLeader(spec, recipe))) {
-    return "zerocopy as a node level serves the multi-leader allreduce, reduce_scatter, "
-           "allgather and bcast (a reduce's node partial is in scratch its peers cannot reach)";
+    return recipe.levels[0].generator +
+           " as a node level serves the multi-leader allreduce, reduce_scatter, allgather and "
+           "bcast (a reduce's node partial is in scratch its peers cannot reach)";
   }
   // The network level runs point-to-point; the node level may run over each node's segment,
   // or straight from the peers' buffers where every rank's are mapped in its node peers (zero
@@ -101,6 +109,7 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe, cons
   GenEnv node_env;
   node_env.shared_memory = env.node_shared_memory;
   node_env.zero_copy = env.node_shared_memory && env.zero_copy;
+  node_env.single_copy = env.node_shared_memory && env.node_single_copy;
   const Groups g = hier::GroupsOf(spec, recipe, 0);
   std::string why;
   // The node level's groups of every node (uneven nodes have groups of several sizes).
@@ -160,9 +169,14 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
   if (spec.coll == Coll::kBroadcast || spec.coll == Coll::kReduce) {
     for (int k : {2, 4}) {
       offer(node_shm ? node_shm_recipe : Recipe{"tree", {k}, 0}, {"tree", {k}, 0});
-      // weftMemAlloc buffers: each rank copies the vector from its leader's buffer.
-      if (node_shm && env.zero_copy && spec.coll == Coll::kBroadcast) {
-        offer({"zerocopy", {}, 0}, {"tree", {k}, 0});
+      // weftMemAlloc buffers: each rank copies the vector from its leader's buffer; the user's
+      // own, by single copy.
+      if (node_shm && spec.coll == Coll::kBroadcast) {
+        if (env.zero_copy) {
+          offer({"zerocopy", {}, 0}, {"tree", {k}, 0});
+        } else if (env.node_single_copy) {
+          offer({"cma", {}, 0}, {"tree", {k}, 0});
+        }
       }
     }
     return out;
@@ -223,14 +237,17 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
   // such pieces through every rank: at 32 x 64 with 32 KiB blocks (int8), weft-sim replays
   // [zerocopy/rexch:-32,32]@4K at 12.8 ms for the reduce_scatter (16.7 unchunked; the flat ring
   // 31.9) and @2K at 8.4 ms for the allgather (12.0 unchunked; the flat ring 9.5).
-  const Recipe zero_copy{"zerocopy", {}, 0};
+  // The user's own buffers where single copy works on every node: the same compositions with
+  // a cma node level, each peer's operand read (process_vm_readv) into scratch before the reduce.
   const bool zero_copy_node = node_shm && env.zero_copy;
-  if (zero_copy_node) offer(zero_copy, net_rexch);
-  if (zero_copy_node) {
+  const bool peer_node = zero_copy_node || (node_shm && env.node_single_copy);
+  const Recipe peer_level{zero_copy_node ? "zerocopy" : "cma", {}, 0};
+  if (peer_node) {
+    offer(peer_level, net_rexch);
     Recipe pipelined = net_rexch;
     if (N > 2 && N <= 64) {
       pipelined = {"rexch", {-N, N}, 0};
-      offer(zero_copy, pipelined);
+      offer(peer_level, pipelined);
     }
     const bool by_blocks = spec.coll != Coll::kAllReduce;
     const uint64_t bytes = spec.count * ElemBytes(spec);
@@ -238,7 +255,13 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
       // Whole pages of the vector, or whole lines of a block: a readable recipe.
       const uint64_t chunk = by_blocks ? bytes / pieces / 64 * 64 : bytes / pieces / 4096 * 4096;
       const uint64_t moved = by_blocks ? chunk * static_cast<uint64_t>(spec.nranks) : chunk;
-      if (chunk > 0 && moved >= kMinPipelinedChunk) offer(zero_copy, pipelined, chunk);
+      // Chunked only with zerocopy: [cma/rexch:-2,2]@64K ran 0.5-0.6x native at 4 ranks, 1-4 MiB,
+      // on the namespace cluster (10 Gbit/s) and on 2 virtual nodes, where the unchunked one
+      // ran 0.8-1.3x; at 32 x 64 weft-sim puts the cma level behind shmpipe at every size
+      // (bench/2026-12-04-cma-node-level).
+      if (chunk > 0 && moved >= kMinPipelinedChunk && !env.oversubscribed && zero_copy_node) {
+        offer(peer_level, pipelined, chunk);
+      }
     }
   }
   // A ring across nodes only where each of its N pieces holds a 64-byte line: with empty pieces
@@ -248,7 +271,7 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
   // against 30 us for rexch:-4,-4,-4,4,4,4/rexch:-4,-4,-2,2,4,4.
   if (net.count * ElemBytes(spec) >= static_cast<uint64_t>(N) * 64) {
     offer(node_shm ? node_shm_recipe : node_rexch, {"ring", {}, 0});
-    if (zero_copy_node) offer(zero_copy, {"ring", {}, 0});
+    if (peer_node) offer(peer_level, {"ring", {}, 0});
   }
   return out;
 }

@@ -1,11 +1,13 @@
 #include "topo/discover_topology.h"
 
+#include <sched.h>
+
 #include <vector>
 
 namespace weft {
 
 int DiscoverTopology(MPI_Comm comm, int virtual_nodes, bool round_robin, Topology* topo,
-                     MPI_Comm* node_comm) {
+                     MPI_Comm* node_comm, bool* machine_oversubscribed) {
   int rank = 0, size = 0, err;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
@@ -18,6 +20,17 @@ int DiscoverTopology(MPI_Comm comm, int virtual_nodes, bool round_robin, Topolog
   err = PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared);
   std::vector<int> leaders(size);
   if (!err) err = PMPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm);
+  // The union of the machine's ranks' affinity masks (a launcher that binds each rank to its
+  // own core gives each a one-CPU mask, which is not oversubscription).
+  cpu_set_t mine, all;
+  CPU_ZERO(&mine);
+  CPU_ZERO(&all);
+  if (sched_getaffinity(0, sizeof(mine), &mine) != 0) CPU_ZERO(&mine);
+  if (!err) err = PMPI_Allreduce(&mine, &all, sizeof(cpu_set_t), MPI_BYTE, MPI_BOR, shared);
+  int machine_ranks = 1;
+  PMPI_Comm_size(shared, &machine_ranks);
+  const int cpus = CPU_COUNT(&all);
+  *machine_oversubscribed = cpus > 0 && machine_ranks > cpus;
   if (err) {
     PMPI_Comm_free(&shared);
     return err;

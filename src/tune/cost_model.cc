@@ -78,9 +78,12 @@ double ComputePricer::Us(const ir::Instr& in) const {
     crosses = crosses || ir::HasRank(s.space);
     peer_buffer = peer_buffer || s.space == ir::Space::kPeerSend || s.space == ir::Space::kPeerRecv;
   }
+  peer_buffer = peer_buffer && !m.peer_buffers_mapped;  // a single copy, not memcpy
   const double call = peer_buffer ? m.single_copy_us : 0;
   if (m.handover_gbytes_per_s <= 0 || !(crosses || SentToNodePeer(in.dst, in.bytes))) {
-    return call + local;
+    // A single copy runs at its own rate in cache or out (process_vm_readv pins the pages).
+    const bool single = peer_buffer && !reduce && m.single_copy_gbytes_per_s > 0;
+    return call + (single ? bytes / (m.single_copy_gbytes_per_s * 1e3) : local);
   }
   const double memory = peer_buffer && m.single_copy_gbytes_per_s > 0 ? m.single_copy_gbytes_per_s
                                                                       : m.copy_gbytes_per_s;

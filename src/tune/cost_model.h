@@ -82,16 +82,23 @@ struct CostModel {
   /// slot written by one rank and copied out by the other in turns: 11-15 GB/s a copy at 64 and
   /// 256 KiB.
   double handover_gbytes_per_s = 0;
-  /// Per copy from a node peer's buffer (single copy: one process_vm_readv), beyond its bytes
-  /// (0 uncalibrated). Zero-copy programs name the same spaces and pay it too in the model,
-  /// though they copy with memcpy. Measured on the Xeon VM: about 1 us, where the model had put
-  /// every cma row up to 2 KiB at a quarter of its measured time.
-  double single_copy_us = 0;
+  /// Per copy from a node peer's buffer (single copy: one process_vm_readv), beyond its bytes.
+  /// Measured on the Xeon VM: about 1 us, where the model had put every cma row up to 2 KiB at
+  /// a quarter of its measured time; the default since a cma node level joined the candidates
+  /// across nodes (with 0, the one that reads 127 peers' 64-byte pieces at 8 x 128 and 8 KiB
+  /// ranked first).
+  double single_copy_us = 1.0;
+  /// The call's buffers are mapped in every node peer (weftMemAlloc): peer spaces are read with
+  /// memcpy, without single_copy_us or the single-copy rate.
+  bool peer_buffers_mapped = false;
   /// A single copy's rate out of cache (process_vm_readv from a node peer's buffer; log-linear
-  /// from handover_gbytes_per_s in cache; 0: copy_gbytes_per_s). Measured on the Xeon VM: 5.1-6.0
-  /// GB/s from 16 MiB in two runs, where memcpy ran 12-21 on one core
-  /// (bench/2026-12-04-wake/probes/cma_read).
-  double single_copy_gbytes_per_s = 0;
+  /// from handover_gbytes_per_s in cache where that is calibrated, else at every size; 0:
+  /// copy_gbytes_per_s). Measured on the Xeon VM: 5.1-6.0 GB/s from 16 MiB in two runs, where
+  /// memcpy ran 12-21 on one core (bench/2026-12-04-wake/probes/cma_read); the default since the
+  /// cma node level (with the copy rate, the model put [cma/rexch:-2,2]@128K first at 2 x 2
+  /// ranks, 10 Gbit/s and 2 MiB; measured at 4 ranks on 2 virtual nodes, pipelined cma ran
+  /// 0.5-0.6x native where shmpipe/rexch:-2,2 ran 1.15-1.4x).
+  double single_copy_gbytes_per_s = 5.0;
   /// When a machine's ranks outnumber its cores: what a rank that blocked (waiting on a peer's
   /// message or counter) waits, after what it waited for has come, for a core to run on again
   /// (0: every rank has a core, the value weft-tune writes there). Calibrated as an 8-byte

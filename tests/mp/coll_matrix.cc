@@ -6,7 +6,8 @@
 // stream; mixed: one side of each call on the device, the other on the host, alternating by
 // call and by rank, so ranks of one call differ too; default stream; shared: every buffer is
 // carved from one weftMemAlloc arena, with counts past the zero-copy threshold, and a plan
-// must report the zerocopy schedule), --counts a,b,... (instead of the default counts).
+// must report the zerocopy schedule), --counts a,b,... (instead of the default counts). Where
+// WEFT_RECIPE forces a cma node level, a plan must report it.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -309,6 +310,31 @@ void ZeroCopyChecks(Ctx& x) {
   x.report->Case(weftMemFree(nullptr) == weftSuccess, "weftMemFree(NULL) is a no-op");
 }
 
+// Where WEFT_RECIPE forces a cma node level across (virtual) nodes, a large allreduce plan on
+// the user's own buffers takes it: each node's ranks read each other's buffers by single copy.
+void SingleCopyLevelCheck(Ctx& x) {
+  const size_t n = 70001;
+  Guarded send(n * 8), recv(n * 8);
+  mpt::Fill(weftFloat64, weftSum, x.rank, x.seed, send.data(), n);
+  weftPlan_t plan = nullptr;
+  weftResult_t r =
+      weftAllReduceInit(send.data(), recv.data(), n, weftFloat64, weftSum, x.comm, &plan);
+  char text[512] = {0};
+  size_t needed = 0;
+  if (r == weftSuccess) r = weftPlanDescribe(plan, text, sizeof text, &needed);
+  if (r == weftSuccess) r = weftPlanStart(plan, nullptr);
+  if (r == weftSuccess) r = weftPlanWait(plan);
+  weftPlanFree(plan);
+  std::string first;
+  const bool right = r == weftSuccess && mpt::CountWrong(weftFloat64, weftSum, x.size, x.seed,
+                                                         recv.data(), n, 0, &first) == 0;
+  const bool cma = std::string(text).find("cma/") != std::string::npos;
+  x.report->Case(right && cma, "allreduce plan with a cma node level",
+                 r != weftSuccess ? Status(r, x.comm)
+                 : !right         ? first
+                                  : std::string(text));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -359,6 +385,8 @@ int main(int argc, char** argv) {
     // Odd and past weft's zero-copy threshold (64 KiB per rank) for every type.
     counts = {0, 7, 70001};
   }
+  const char* forced = std::getenv("WEFT_RECIPE");
+  if (forced != nullptr && std::strstr(forced, "cma/") != nullptr) SingleCopyLevelCheck(x);
   if (!forced_counts.empty()) counts = forced_counts;
   for (int ti = 0; ti < weftNumTypes; ++ti) {
     auto t = static_cast<weftDataType_t>(ti);

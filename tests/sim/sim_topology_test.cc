@@ -40,7 +40,8 @@ struct NodeFamily {
 sched::GenEnv EnvOf(const NodeFamily& fam) {
   sched::GenEnv env;
   env.node_shared_memory = fam.node_shm;
-  env.zero_copy = fam.node_shm;  // every buffer from weftMemAlloc (only zerocopy asks)
+  env.zero_copy = fam.node_shm;         // every buffer from weftMemAlloc (only zerocopy asks)
+  env.node_single_copy = fam.node_shm;  // and reachable by single copy (only cma asks)
   return env;
 }
 
@@ -209,6 +210,48 @@ const std::vector<NodeFamily>& NodeFamilies() {
        },
        true,
        true,
+       false,
+       true},
+      // The same over the user's own buffers (single copy): each peer's operand is read into
+      // scratch before the reduce.
+      {"hier_cma_rexch",
+       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
+       [](const Topology& t) {
+         return Hier({"cma", {}}, {"rexch", Split(t.num_nodes())});
+       },
+       true,
+       true,
+       true,
+       true},
+      {"hier_pipelined_cma_ring",
+       {Coll::kAllReduce},
+       [](const Topology&) {
+         sched::Recipe h = Hier({"cma", {}}, {"ring", {}});
+         h.chunk_bytes = 128;
+         return h;
+       },
+       true,
+       false,
+       false,
+       true},
+      {"hier_pipelined_cma_rexch",
+       {Coll::kReduceScatter, Coll::kAllGather},
+       [](const Topology& t) {
+         sched::Recipe h = Hier({"cma", {}}, {"rexch", Split(t.num_nodes())});
+         h.chunk_bytes = 64;
+         return h;
+       },
+       true,
+       true,
+       false,
+       true},
+      {"hier_cma_tree2",
+       {Coll::kBroadcast},
+       [](const Topology&) {
+         return Hier({"cma", {}}, {"tree", {2}});
+       },
+       false,
+       false,
        false,
        true},
       {"hier_zerocopy_tree2",  // bcast: every rank copies from its leader's receive buffer
@@ -445,11 +488,17 @@ TEST(NodeAware, PipelinedCompositionsDeclineWithReasons) {
   sched::GenEnv user_buffers;
   user_buffers.node_shared_memory = true;
   EXPECT_TRUE(says(sched::DeclineRecipe(spec, zc, user_buffers), "weftMemAlloc"));
+  // cma reads them by single copy: only where it works on every node.
+  sched::Recipe cma = zc;
+  cma.levels[0] = {"cma", {}, 0};
+  EXPECT_TRUE(says(sched::DeclineRecipe(spec, cma, user_buffers), "single copy is not available"));
+  user_buffers.node_single_copy = true;
+  EXPECT_EQ(sched::DeclineRecipe(spec, cma, user_buffers), "");
   EXPECT_TRUE(says(why({"tree", {2}}, {"ring", {}}), "multi-leader allreduce"));
   EXPECT_TRUE(says(why({"rexch", {-2, 2}, 256}, {"ring", {}}), "without an @size"));
   spec.coll = Coll::kReduceScatter;
   spec.count = 100;
-  EXPECT_TRUE(says(why({"ring", {}}, {"ring", {}}), "with a zerocopy node level"));
+  EXPECT_TRUE(says(why({"ring", {}}, {"ring", {}}), "with a zerocopy or cma node level"));
   EXPECT_EQ(sched::DeclineRecipe(spec, Hier({"zerocopy", {}}, {"ring", {}}), zero_copy), "");
   zc.chunk_bytes = 256;
   EXPECT_EQ(sched::DeclineRecipe(spec, zc, zero_copy), "");
@@ -530,8 +579,10 @@ TEST(NodeAware, NodeWithoutSegmentRunsPointToPointBesideTheOthers) {
     sched::Recipe zc_rexch = Hier({"zerocopy", {}}, {"rexch", Split(nodes->num_nodes())});
     zc_rexch.chunk_bytes = 64;
     for (Coll coll : {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather}) {
+      sched::Recipe cma_rexch = zc_rexch;
+      cma_rexch.levels[0] = {"cma", {}, 0};
       for (const sched::Recipe& recipe :
-           {zc_ring, zc_rexch, Hier({"shmpipe", {}, 256}, {"ring", {}})}) {
+           {zc_ring, zc_rexch, cma_rexch, Hier({"shmpipe", {}, 256}, {"ring", {}})}) {
         for (uint64_t count : {uint64_t{1}, uint64_t{77}, uint64_t{300}}) {
           sched::CollSpec spec;
           spec.coll = coll;
@@ -540,7 +591,7 @@ TEST(NodeAware, NodeWithoutSegmentRunsPointToPointBesideTheOthers) {
           spec.count = count;
           spec.dtype = weftFloat32;
           sched::GenEnv env;
-          env.node_shared_memory = env.zero_copy = true;
+          env.node_shared_memory = env.zero_copy = env.node_single_copy = true;
           if (!sched::DeclineRecipe(spec, recipe, env).empty()) continue;
           const std::string what = sched::SpecText(spec) + " " + sched::RecipeText(recipe);
           std::vector<ir::Program> ps;

@@ -94,6 +94,7 @@ TEST(Selection, ReducesInCacheAndCopiesBetweenCoresAtTheirOwnRates) {
   m.reduce_cached_gbytes_per_s = 24;
   m.handover_gbytes_per_s = 16;
   m.single_copy_us = 1;
+  m.single_copy_gbytes_per_s = 0;  // the copy rate, until set below
   // A reduce in cache takes a quarter of the time; from 16 MiB the memory rate; between, in
   // between. fp16 reduces are compute-bound: one rate at every size.
   EXPECT_DOUBLE_EQ(m.ReduceUs(64 << 10, weftFloat32, 1u << 20),
@@ -151,6 +152,12 @@ TEST(Selection, ReducesInCacheAndCopiesBetweenCoresAtTheirOwnRates) {
   m.single_copy_gbytes_per_s = 5;
   EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(slot), (16u << 20) / 8e3);
   EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(peer), 1 + (16u << 20) / 5e3);
+  // Without a handover rate, a single copy still goes at its own rate; from a mapped peer
+  // (weftMemAlloc) a copy is a memcpy: no call, the copy rate.
+  m.handover_gbytes_per_s = 0;
+  EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(peer), 1 + (16u << 20) / 5e3);
+  m.peer_buffers_mapped = true;
+  EXPECT_DOUBLE_EQ(tune::ComputePricer(m, p).Us(peer), m.CopyUs(16u << 20));
 }
 
 TEST(Selection, RankedForTheTunerDefaultFirstNoDuplicates) {

@@ -65,7 +65,7 @@ const char* SpecUsage() {
          "  [--recipe GEN[:FACTORS][@CHUNK] | NODE/NET | [NODE/NET]@CHUNK] [--net-gbits G]\n"
          "  [--net-latency-us US] [--net-message-us US]\n"
          "  [--topology NODESxRANKS[:rr] | L1+L2+... | @FILE] [--no-node-shm] [--no-zero-copy]\n"
-         "  [--wisdom FILE]\n";
+         "  [--no-single-copy] [--oversubscribed] [--wisdom FILE]\n";
 }
 
 bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
@@ -76,7 +76,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
   }
   bool have_p = false;
   std::string wisdom_path;
-  bool node_shm = true, zero_copy = true;
+  bool node_shm = true, zero_copy = true, single_copy = true, oversubscribed = false;
   for (int i = 2; i < argc; ++i) {
     const std::string f = argv[i];
     auto value = [&](std::string* v) {
@@ -136,6 +136,14 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
     } else if (f == "--no-zero-copy") {
       // Buffers the peers cannot map (not from weftMemAlloc): no zerocopy schedules.
       zero_copy = false;
+    } else if (f == "--no-single-copy") {
+      // Peers' buffers unreachable by process_vm_readv (WEFT_CMA=0, or a probe that failed):
+      // no cma schedules.
+      single_copy = false;
+    } else if (f == "--oversubscribed") {
+      // Ranks outnumber the cores on some node (as the library finds at creation): selection
+      // offers no pipelining across levels.
+      oversubscribed = true;
     } else if (f == "--wisdom") {
       // The calibrated parameters of a weft-tune file's section for -p ranks (applied below).
       ok = value(&wisdom_path);
@@ -188,10 +196,13 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
     return false;
   }
   a->env.shared_memory = sched::NumNodes(a->spec) == 1;
-  a->env.single_copy = a->env.shared_memory;  // the simulator reaches every peer's buffers
+  a->env.single_copy = a->env.shared_memory && single_copy;  // the simulator reaches every peer
   a->env.node_shared_memory = sched::NumNodes(a->spec) > 1 && node_shm;  // the library's default
+  a->env.node_single_copy = a->env.node_shared_memory && single_copy;
   // Buffers from weftMemAlloc, mapped in every node peer (--no-zero-copy: the user's own).
   a->env.zero_copy = (a->env.shared_memory || a->env.node_shared_memory) && zero_copy;
+  a->model.peer_buffers_mapped = a->env.zero_copy;  // memcpy, not process_vm_readv
+  a->env.oversubscribed = oversubscribed;
   return true;
 }
 

@@ -28,6 +28,13 @@ struct GenEnv {
   /// rank when the communicator was made): a hierarchical recipe's node level may run the
   /// shared-memory generators, with node ranks meaning local indices (hierarchical.h).
   bool node_shared_memory = false;
+  /// With node_shared_memory: node peers' user buffers are reachable by single copy on every
+  /// node (probed per node, agreed by every rank when the communicator was made).
+  bool node_single_copy = false;
+  /// On some node the ranks outnumber its cores (agreed by every rank): a rank that waits gives
+  /// its core away, and pipelining across levels, which waits once per chunk and level, is not
+  /// offered (measured at 4 ranks on 2 cores: bench/2026-12-04-cma-node-level).
+  bool oversubscribed = false;
 };
 
 /// One algorithm.

@@ -7,7 +7,10 @@
 // until all have finished reading (counter 0). Serves allgather, bcast, alltoall, gather and
 // scatter (where only the root waits for, or is waited for by, the others); an
 // in-place alltoall would overwrite blocks its peers are still reading, so it gathers into
-// scratch and moves the blocks into place after everyone has read.
+// scratch and moves the blocks into place after everyone has read. allreduce and
+// reduce_scatter are zero copy's programs (zero_copy.cc) with each peer's operand read into
+// scratch first: the kernels cannot reduce out of another process's memory. Across nodes that
+// makes a node level for the user's own buffers, where zero copy needs weftMemAlloc's.
 // Needs every rank on one node and single copy permitted (WEFT_CMA, probed per communicator).
 #include "sched/algos/builder.h"
 #include "sched/algos/registry.h"
@@ -24,8 +27,10 @@ class SingleCopyGen final : public Generator {
   }
   bool Serves(Coll c) const override {
     return c == Coll::kAllGather || c == Coll::kBroadcast || c == Coll::kAllToAll ||
-           c == Coll::kGather || c == Coll::kScatter;
+           c == Coll::kGather || c == Coll::kScatter || c == Coll::kAllReduce ||
+           c == Coll::kReduceScatter;
   }
+  bool OrderPreserving() const override { return true; }  // every reduce in rank order
   ir::Program Generate(const CollSpec& spec, const std::vector<int>& factors,
                        int rank) const override;
 
@@ -68,8 +73,47 @@ void EmitRooted(Builder& b) {
   if (gather) b.Wait(root, 0, 1);  // the root has read this rank's send buffer
 }
 
+// allreduce and reduce_scatter: this rank's piece of every peer's input is read into scratch,
+// one single copy each, and reduced in rank order with its own; an allreduce then copies the
+// other pieces out of their owners' receive buffers once each owner says its piece is final
+// (counter 2). In place is safe as in zero copy: a rank writes only its own piece before that
+// signal, and the peers read only their pieces of its buffer until then.
+void EmitReducing(Builder& b) {
+  const CollSpec& spec = b.spec();
+  const int P = spec.nranks, rank = b.rank();
+  const uint64_t es = ElemBytes(spec);
+  const bool scatter = spec.coll == Coll::kReduceScatter;
+  const std::vector<uint64_t> cut =
+      scatter ? std::vector<uint64_t>{} : SplitElems(spec.count, P, es);
+  const uint64_t lo = scatter ? rank * spec.count * es : cut[rank] * es;
+  const uint64_t len = scatter ? spec.count * es : (cut[rank + 1] - cut[rank]) * es;
+  b.NeedScratch(static_cast<uint64_t>(P - 1) * len);
+  std::vector<ir::Ref> srcs(P);
+  uint64_t at = 0;
+  for (int q = 0; q < P; ++q) {
+    if (q == rank) {
+      srcs[q] = SendAt(lo);
+      continue;
+    }
+    b.Copy(ScratchAt(at), PeerSendAt(q, lo), len);
+    srcs[q] = ScratchAt(at);
+    at += len;
+  }
+  b.Reduce(scatter ? RecvAt(0) : RecvAt(lo), srcs, len);
+  if (scatter) return;
+  b.Signal(2);  // my piece is final
+  b.WaitPeers(2, 1);
+  for (int q = 0; q < P; ++q) {
+    if (q != rank)
+      b.Copy(RecvAt(cut[q] * es), PeerRecvAt(q, cut[q] * es), (cut[q + 1] - cut[q]) * es);
+  }
+}
+
 ir::Program SingleCopyGen::Generate(const CollSpec& spec, const std::vector<int>&, int rank) const {
   Builder b(spec, rank);
+  // One step, as zero copy's: as a node level, chunk c's node parts run beside chunk c - 1's
+  // network rounds ([cma/NET]@SIZE).
+  b.SetStep(0);
   const int P = spec.nranks;
   const uint64_t blk = spec.count * ElemBytes(spec);
   b.WaitPeers(0, 0);  // the rule of every shared-memory program (shm_segment.h)
@@ -80,6 +124,10 @@ ir::Program SingleCopyGen::Generate(const CollSpec& spec, const std::vector<int>
   }
   b.WaitPeers(1, 1);
   switch (spec.coll) {
+    case Coll::kAllReduce:
+    case Coll::kReduceScatter:
+      EmitReducing(b);
+      break;
     case Coll::kAllGather:
       for (int q = 0; q < P; ++q) {
         b.Copy(RecvAt(q * blk), q == rank ? SendAt(0) : PeerSendAt(q, 0), blk);
