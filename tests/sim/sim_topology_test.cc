@@ -66,145 +66,33 @@ int NodeSize(const Topology& t) {
   return static_cast<int>(l);
 }
 
-const std::vector<NodeFamily>& NodeFamilies() {
-  static const std::vector<NodeFamily> f = {
-      {"nodea2a_w1",
-       {Coll::kAllToAll},
-       [](const Topology&) {
-         return sched::Recipe{"nodea2a", {1}};
-       }},
-      {"nodea2a_w4",
-       {Coll::kAllToAll},
-       [](const Topology&) {
-         return sched::Recipe{"nodea2a", {4}};
-       }},
-      {"hier_rexch_rexch",
-       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
-       [](const Topology& t) {
-         return Hier({"rexch", Split(NodeSize(t))}, {"rexch", Split(t.num_nodes())});
+// Node levels that read the node peers' buffers where each peer's call holds them
+// (passes::EmbedMap::peer_send): zerocopy (weftMemAlloc buffers, mapped) and cma (the user's own,
+// each peer's operand read into scratch by single copy before the reduce). Unchunked (slices on
+// uneven nodes) and chunk by chunk, whose counter waits count past the earlier chunks' signals
+// (passes::Pipeline); a reduce_scatter's or allgather's chunk is a piece of every rank's block
+// (passes::PipelinePlaced: chunk c moves bytes [c 64, (c + 1) 64) of each block, its network
+// part landing in scratch); a bcast copies from its leader's receive buffer.
+std::vector<NodeFamily> PeerLevelFamilies(const std::string& node) {
+  const sched::Recipe level{node, {}, 0};
+  const std::vector<Coll> levelled = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather};
+  return {
+      {"hier_" + node + "_rexch", levelled,
+       [level](const Topology& t) {
+         return Hier(level, {"rexch", Split(t.num_nodes())});
        },
-       true,
-       true,
-       true},
-      {"hier_rexch_tree",
-       {Coll::kAllReduce},
-       [](const Topology& t) {
-         return Hier({"rexch", Split(NodeSize(t))}, {"tree", {2}});
-       },
-       true,
-       true,
-       true},
-      {"hier_leader_tree2_rexch",  // single leader: node reduce, column allreduce, node bcast
-       {Coll::kAllReduce},
-       [](const Topology& t) {
-         return Hier({"tree", {2}}, {"rexch", Split(t.num_nodes())});
-       },
-       false,  // rooted: nodes of any size
-       true},
-      {"hier_leader_tree4_tree2",
-       {Coll::kAllReduce},
-       [](const Topology&) {
-         return Hier({"tree", {4}}, {"tree", {2}});
-       },
-       false,  // rooted: nodes of any size
-       true},
-      {"hier_tree2_tree4",
-       {Coll::kBroadcast, Coll::kReduce},
-       [](const Topology&) {
-         return Hier({"tree", {2}}, {"tree", {4}});
-       },
-       false,  // rooted: nodes of any size
-       true},
-      {"hier_tree_chunked",
-       {Coll::kBroadcast, Coll::kReduce},
-       [](const Topology&) {
-         return Hier({"tree", {2}, 256}, {"tree", {2}, 512});
-       },
-       false,  // rooted: nodes of any size
-       true},
-      {"hier_ring_ring",
-       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
-       [](const Topology&) {
-         return Hier({"ring", {}}, {"ring", {}});
-       },
-       true,
-       false,
-       true},
-      {"hier_shift_rexch",
-       {Coll::kReduceScatter, Coll::kAllGather},
-       [](const Topology& t) {
-         return Hier({"shift", {2}}, {"rexch", Split(t.num_nodes())});
-       },
-       true},
-      // Pipelined across levels ([NODE/NET]@SIZE): chunks of 256 and 128 bytes, so the sweep's
-      // larger counts run several chunks with the levels of successive ones overlapping.
-      {"hier_pipelined_rexch_rexch",
-       {Coll::kAllReduce},
-       [](const Topology& t) {
-         sched::Recipe h = Hier({"rexch", Split(NodeSize(t))}, {"rexch", Split(t.num_nodes())});
-         h.chunk_bytes = 256;
-         return h;
-       },
-       true,
-       true},
-      {"hier_pipelined_rexch_ring",
-       {Coll::kAllReduce},
-       [](const Topology& t) {
-         sched::Recipe h = Hier({"rexch", Split(NodeSize(t))}, {"ring", {}});
+       true, true, true, true},
+      {"hier_pipelined_" + node + "_ring", levelled,
+       [level](const Topology&) {
+         sched::Recipe h = Hier(level, {"ring", {}});
          h.chunk_bytes = 128;
          return h;
        },
-       true},
-      // The node level over each node's segment: its slots name local indices, and the node
-      // parts after the first wait past the signals of the ones before (passes::Embed).
-      {"hier_oneshot_rexch",
-       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
-       [](const Topology& t) {
-         return Hier({"oneshot", {}}, {"rexch", Split(t.num_nodes())});
-       },
-       true,
-       true,
-       true,
-       true},
-      {"hier_shmpipe_ring",  // 256-byte steps: the larger counts take several
-       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
-       [](const Topology&) {
-         return Hier({"shmpipe", {}, 256}, {"ring", {}});
-       },
-       true,
-       false,
-       true,
-       true},
-      // The node level straight from the node peers' buffers (weftMemAlloc: zero copy): each
-      // rank's parts lie at its own place in its peers' calls (passes::EmbedMap::peer_send),
-      // unchunked (slices on uneven nodes) and chunk by chunk, whose counter waits count past
-      // the earlier chunks' signals (passes::Pipeline).
-      {"hier_zerocopy_rexch",
-       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
-       [](const Topology& t) {
-         return Hier({"zerocopy", {}}, {"rexch", Split(t.num_nodes())});
-       },
-       true,
-       true,
-       true,
-       true},
-      {"hier_pipelined_zerocopy_ring",
-       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
-       [](const Topology&) {
-         sched::Recipe h = Hier({"zerocopy", {}}, {"ring", {}});
-         h.chunk_bytes = 128;
-         return h;
-       },
-       true,
-       false,
-       false,
-       true},
-      // reduce_scatter and allgather chunk every rank's block (passes::PipelinePlaced): chunk
-      // c moves bytes [c 64, (c + 1) 64) of each block, its network part landing in scratch.
-      {"hier_pipelined_zerocopy_rexch",
+       true, false, false, true},
+      {"hier_pipelined_" + node + "_rexch",
        {Coll::kReduceScatter, Coll::kAllGather},
-       [](const Topology& t) {
-         sched::Recipe h = Hier({"zerocopy", {}}, {"rexch", Split(t.num_nodes())});
+       [level](const Topology& t) {
+         sched::Recipe h = Hier(level, {"rexch", Split(t.num_nodes())});
          h.chunk_bytes = 64;
          return h;
        },
@@ -212,84 +100,160 @@ const std::vector<NodeFamily>& NodeFamilies() {
        true,
        false,
        true},
-      // The same over the user's own buffers (single copy): each peer's operand is read into
-      // scratch before the reduce.
-      {"hier_cma_rexch",
-       {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
-       [](const Topology& t) {
-         return Hier({"cma", {}}, {"rexch", Split(t.num_nodes())});
-       },
-       true,
-       true,
-       true,
-       true},
-      {"hier_pipelined_cma_ring",
-       {Coll::kAllReduce},
-       [](const Topology&) {
-         sched::Recipe h = Hier({"cma", {}}, {"ring", {}});
-         h.chunk_bytes = 128;
-         return h;
-       },
-       true,
-       false,
-       false,
-       true},
-      {"hier_pipelined_cma_rexch",
-       {Coll::kReduceScatter, Coll::kAllGather},
-       [](const Topology& t) {
-         sched::Recipe h = Hier({"cma", {}}, {"rexch", Split(t.num_nodes())});
-         h.chunk_bytes = 64;
-         return h;
-       },
-       true,
-       true,
-       false,
-       true},
-      {"hier_cma_tree2",
+      {"hier_" + node + "_tree2",
        {Coll::kBroadcast},
-       [](const Topology&) {
-         return Hier({"cma", {}}, {"tree", {2}});
-       },
-       false,
-       false,
-       false,
-       true},
-      {"hier_zerocopy_tree2",  // bcast: every rank copies from its leader's receive buffer
-       {Coll::kBroadcast},
-       [](const Topology&) {
-         return Hier({"zerocopy", {}}, {"tree", {2}});
+       [level](const Topology&) {
+         return Hier(level, {"tree", {2}});
        },
        false,  // rooted: nodes of any size
        false,
-       false,
-       true},
-      {"hier_oneshot_tree2",
-       {Coll::kBroadcast, Coll::kReduce},
-       [](const Topology&) {
-         return Hier({"oneshot", {}}, {"tree", {2}});
-       },
-       false,  // rooted: nodes of any size
-       true,
-       false,
-       true},
-      {"hier_shmpipe_tree4",
-       {Coll::kBroadcast, Coll::kReduce},
-       [](const Topology&) {
-         return Hier({"shmpipe", {}, 128}, {"tree", {4}});
-       },
-       false,  // rooted: nodes of any size
-       true,
-       false,
-       true},
-      {"hier_shift_rexch_chunked",
-       {Coll::kAllReduce},
-       [](const Topology& t) {
-         return Hier({"shift", {2}}, {"rexch", Split(t.num_nodes()), 1024});
-       },
-       true,
        false,
        true},
   };
+}
+
+const std::vector<NodeFamily>& NodeFamilies() {
+  static const std::vector<NodeFamily> f = [] {
+    std::vector<NodeFamily> v = {
+        {"nodea2a_w1",
+         {Coll::kAllToAll},
+         [](const Topology&) {
+           return sched::Recipe{"nodea2a", {1}};
+         }},
+        {"nodea2a_w4",
+         {Coll::kAllToAll},
+         [](const Topology&) {
+           return sched::Recipe{"nodea2a", {4}};
+         }},
+        {"hier_rexch_rexch",
+         {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
+         [](const Topology& t) {
+           return Hier({"rexch", Split(NodeSize(t))}, {"rexch", Split(t.num_nodes())});
+         },
+         true,
+         true,
+         true},
+        {"hier_rexch_tree",
+         {Coll::kAllReduce},
+         [](const Topology& t) {
+           return Hier({"rexch", Split(NodeSize(t))}, {"tree", {2}});
+         },
+         true,
+         true,
+         true},
+        {"hier_leader_tree2_rexch",  // single leader: node reduce, column allreduce, node bcast
+         {Coll::kAllReduce},
+         [](const Topology& t) {
+           return Hier({"tree", {2}}, {"rexch", Split(t.num_nodes())});
+         },
+         false,  // rooted: nodes of any size
+         true},
+        {"hier_leader_tree4_tree2",
+         {Coll::kAllReduce},
+         [](const Topology&) {
+           return Hier({"tree", {4}}, {"tree", {2}});
+         },
+         false,  // rooted: nodes of any size
+         true},
+        {"hier_tree2_tree4",
+         {Coll::kBroadcast, Coll::kReduce},
+         [](const Topology&) {
+           return Hier({"tree", {2}}, {"tree", {4}});
+         },
+         false,  // rooted: nodes of any size
+         true},
+        {"hier_tree_chunked",
+         {Coll::kBroadcast, Coll::kReduce},
+         [](const Topology&) {
+           return Hier({"tree", {2}, 256}, {"tree", {2}, 512});
+         },
+         false,  // rooted: nodes of any size
+         true},
+        {"hier_ring_ring",
+         {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
+         [](const Topology&) {
+           return Hier({"ring", {}}, {"ring", {}});
+         },
+         true,
+         false,
+         true},
+        {"hier_shift_rexch",
+         {Coll::kReduceScatter, Coll::kAllGather},
+         [](const Topology& t) {
+           return Hier({"shift", {2}}, {"rexch", Split(t.num_nodes())});
+         },
+         true},
+        // Pipelined across levels ([NODE/NET]@SIZE): chunks of 256 and 128 bytes, so the sweep's
+        // larger counts run several chunks with the levels of successive ones overlapping.
+        {"hier_pipelined_rexch_rexch",
+         {Coll::kAllReduce},
+         [](const Topology& t) {
+           sched::Recipe h = Hier({"rexch", Split(NodeSize(t))}, {"rexch", Split(t.num_nodes())});
+           h.chunk_bytes = 256;
+           return h;
+         },
+         true,
+         true},
+        {"hier_pipelined_rexch_ring",
+         {Coll::kAllReduce},
+         [](const Topology& t) {
+           sched::Recipe h = Hier({"rexch", Split(NodeSize(t))}, {"ring", {}});
+           h.chunk_bytes = 128;
+           return h;
+         },
+         true},
+        // The node level over each node's segment: its slots name local indices, and the node
+        // parts after the first wait past the signals of the ones before (passes::Embed).
+        {"hier_oneshot_rexch",
+         {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
+         [](const Topology& t) {
+           return Hier({"oneshot", {}}, {"rexch", Split(t.num_nodes())});
+         },
+         true,
+         true,
+         true,
+         true},
+        {"hier_shmpipe_ring",  // 256-byte steps: the larger counts take several
+         {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
+         [](const Topology&) {
+           return Hier({"shmpipe", {}, 256}, {"ring", {}});
+         },
+         true,
+         false,
+         true,
+         true},
+        {"hier_oneshot_tree2",
+         {Coll::kBroadcast, Coll::kReduce},
+         [](const Topology&) {
+           return Hier({"oneshot", {}}, {"tree", {2}});
+         },
+         false,  // rooted: nodes of any size
+         true,
+         false,
+         true},
+        {"hier_shmpipe_tree4",
+         {Coll::kBroadcast, Coll::kReduce},
+         [](const Topology&) {
+           return Hier({"shmpipe", {}, 128}, {"tree", {4}});
+         },
+         false,  // rooted: nodes of any size
+         true,
+         false,
+         true},
+        {"hier_shift_rexch_chunked",
+         {Coll::kAllReduce},
+         [](const Topology& t) {
+           return Hier({"shift", {2}}, {"rexch", Split(t.num_nodes()), 1024});
+         },
+         true,
+         false,
+         true},
+    };
+    for (const char* node : {"zerocopy", "cma"}) {
+      for (NodeFamily& x : PeerLevelFamilies(node)) v.push_back(std::move(x));
+    }
+    return v;
+  }();
   return f;
 }
 
