@@ -96,8 +96,9 @@ struct CostModel {
   /// copy_gbytes_per_s). Measured on the Xeon VM: 5.1-6.0 GB/s from 16 MiB in two runs, where
   /// memcpy ran 12-21 on one core (bench/2026-12-04-wake/probes/cma_read); the default since the
   /// cma node level (with the copy rate, the model put [cma/rexch:-2,2]@128K first at 2 x 2
-  /// ranks, 10 Gbit/s and 2 MiB; measured at 4 ranks on 2 virtual nodes, pipelined cma ran
-  /// 0.5-0.6x native where shmpipe/rexch:-2,2 ran 1.15-1.4x).
+  /// ranks, 10 Gbit/s and 2 MiB; measured at 4 ranks there and on 2 virtual nodes, pipelined
+  /// cma ran 0.49-0.97x native from 256 KiB where shmpipe/rexch:-2,2 ran 0.86-1.57x:
+  /// bench/2026-12-04-cma-node-level).
   double single_copy_gbytes_per_s = 5.0;
   /// When a machine's ranks outnumber its cores: what a rank that blocked (waiting on a peer's
   /// message or counter) waits, after what it waited for has come, for a core to run on again
