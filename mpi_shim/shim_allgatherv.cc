@@ -42,7 +42,7 @@ struct Scattered {
   std::vector<int> displs;
   int count = 0;
   MPI_Datatype rt = MPI_DATATYPE_NULL;  // the program's, or owned's
-  OwnedType owned;  // placed at completion: the program may have freed a derived rt by then
+  OwnedType owned;  // nonblocking, placed at completion: the program may have freed rt by then
   MPI_Aint extent = 0;
   MPI_Comm comm = MPI_COMM_NULL;
   // Moves block j to r + displs[j] elements (MPI's unpacking: the datatype's gaps stay as they
@@ -61,8 +61,8 @@ struct Scattered {
 
 // The allgather the call is, for this rank's layout; *place set where the blocks must be moved
 // after the run. False: the call goes to MPI (the same on every rank).
-bool AsAllgather(const char* fn, const void* s, int sn, MPI_Datatype st, void* r, const int* rc,
-                 const int* rd, MPI_Datatype rt, MPI_Comm comm, CallArgs* a,
+bool AsAllgather(const char* fn, bool blocking, const void* s, int sn, MPI_Datatype st, void* r,
+                 const int* rc, const int* rd, MPI_Datatype rt, MPI_Comm comm, CallArgs* a,
                  std::shared_ptr<Scattered>* place) {
   int n = 0;
   PMPI_Comm_size(comm, &n);
@@ -92,7 +92,7 @@ bool AsAllgather(const char* fn, const void* s, int sn, MPI_Datatype st, void* r
   p->r = r;
   p->displs.assign(rd, rd + n);
   p->count = count;
-  p->rt = KeepType(rt, &p->owned);
+  p->rt = blocking ? rt : KeepType(rt, &p->owned);
   p->extent = rshape.extent;
   p->comm = comm;
   int rank = 0;
@@ -124,7 +124,7 @@ int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* r, const int rc
   return Guard([&] {
     CallArgs a{};
     std::shared_ptr<Scattered> place;
-    if (!AsAllgather("MPI_Allgatherv", s, sn, st, r, rc, rd, rt, comm, &a, &place)) {
+    if (!AsAllgather("MPI_Allgatherv", true, s, sn, st, r, rc, rd, rt, comm, &a, &place)) {
       return RunNative(comm, native);
     }
     return Run(a, native, Placing(place));
@@ -137,7 +137,7 @@ int MPI_Iallgatherv(const void* s, int sn, MPI_Datatype st, void* r, const int r
   return Guard([&] {
     CallArgs a{};
     std::shared_ptr<Scattered> place;
-    if (!AsAllgather("MPI_Iallgatherv", s, sn, st, r, rc, rd, rt, comm, &a, &place)) {
+    if (!AsAllgather("MPI_Iallgatherv", false, s, sn, st, r, rc, rd, rt, comm, &a, &place)) {
       return native();
     }
     return Post(a, req, native, Placing(place));

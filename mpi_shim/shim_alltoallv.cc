@@ -22,9 +22,10 @@ namespace {
 // One side of the call (send or receive) as contiguous bytes.
 class VSide {
  public:
-  // counts and displs in the user's datatype. False on sizes that overflow.
+  // counts and displs in the user's datatype. False on sizes that overflow. keep: hold a
+  // duplicate of a derived t for packing and unpacking after the call returns (nonblocking).
   bool Init(const void* buf, const int* counts, const int* displs, int n, MPI_Datatype t,
-            const TypeShape& shape, MPI_Comm comm) {
+            const TypeShape& shape, MPI_Comm comm, bool keep) {
     user_ = static_cast<char*>(const_cast<void*>(buf));
     type_ = t;
     shape_ = shape;
@@ -52,7 +53,7 @@ class VSide {
     }
     if (!direct_) {
       // Unpacked at completion: the program may have freed a derived type by then.
-      type_ = KeepType(t, &owned_);
+      if (keep) type_ = KeepType(t, &owned_);
       temp_.assign(std::max<size_t>(packed, 1), 0);
     }
     return true;
@@ -163,8 +164,8 @@ std::shared_ptr<VCall> PrepareV(const char* fn, bool nonblocking, const void* s,
   }
   int n = 0;
   PMPI_Comm_size(comm, &n);
-  if (!c->out.Init(r, rc, rd, n, rt, rshape, comm) ||
-      (!c->in_place && !c->in.Init(s, sc, sd, n, st, sshape, comm))) {
+  if (!c->out.Init(r, rc, rd, n, rt, rshape, comm, nonblocking) ||
+      (!c->in_place && !c->in.Init(s, sc, sd, n, st, sshape, comm, nonblocking))) {
     // Negative or overflowing counts: an erroneous call, which MPI's routine reports as it
     // would without weft.
     NoteFallback(Fallback::kDatatype, fn);

@@ -76,6 +76,10 @@ struct CallArgs {
   int root;
   MPI_Comm comm;
   bool nonblocking = false;  ///< a nonblocking start (local: never sets weft up, CommFor)
+  /// Complete when it returns (Run): its views pack and unpack with the program's datatype
+  /// handles, which a program cannot free during the call; else they hold duplicates of derived
+  /// ones (KeepType), since a program may free a datatype while a call on it is pending.
+  bool blocking = false;
 };
 
 /// Decides serve / empty / native for a call (logging and counting the choice) and, when
@@ -88,7 +92,7 @@ weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
                     weftRequest_t* request);
 /// A blocking call end to end: prepare, pack, run on weft, unpack (then `then`, when served);
 /// or native.
-int Run(const CallArgs& a, const NativeFn& native, std::function<int()> then = {});
+int Run(CallArgs a, const NativeFn& native, std::function<int()> then = {});
 /// A nonblocking call: served, weft's request behind a generalized one whose completion
 /// unpacks (then runs `then`); nothing to move, an already complete request; else native().
 int Post(CallArgs a, MPI_Request* req, const NativeFn& native, std::function<int()> then = {});

@@ -84,9 +84,9 @@ bool Layout(const CallArgs& a, const TypeShape& sshape, const TypeShape& rshape,
       nr = a.scount;
   }
   const bool has_out = a.kind != Kind::kReduce || at_root;
-  if (has_out && !b.out.Init(a.r, nr, a.rt, rshape, a.comm)) return false;
+  if (has_out && !b.out.Init(a.r, nr, a.rt, rshape, a.comm, !a.blocking)) return false;
   if (!in_place && a.kind != Kind::kBcast) {
-    if (!b.in.Init(a.s, ns, a.st, sshape, a.comm)) return false;
+    if (!b.in.Init(a.s, ns, a.st, sshape, a.comm, !a.blocking)) return false;
     b.pack_in = true;
   }
   b.dst = has_out ? b.out.bytes() : a.r;
@@ -175,11 +175,12 @@ Route PrepareRootedMove(const CallArgs& a) {
   // The block side: a gather's input (packed), a scatter's output (unpacked).
   PackedView& block_view = gather ? b.in : b.out;
   PackedView& many_view = gather ? b.out : b.in;
-  if (has_block &&
-      !block_view.Init(gather ? a.s : a.r, block_count, block_type, block_shape, a.comm)) {
+  if (has_block && !block_view.Init(gather ? a.s : a.r, block_count, block_type, block_shape,
+                                    a.comm, !a.blocking)) {
     return Native(Fallback::kDatatype, a.fn);
   }
-  if (at_root && !many_view.Init(gather ? a.r : a.s, many, many_type, many_shape, a.comm)) {
+  if (at_root &&
+      !many_view.Init(gather ? a.r : a.s, many, many_type, many_shape, a.comm, !a.blocking)) {
     return Native(Fallback::kDatatype, a.fn);
   }
   char* const own_block = at_root ? many_view.bytes() + me * route.count : nullptr;
@@ -309,7 +310,8 @@ weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
   return weftInternalError;
 }
 
-int Run(const CallArgs& a, const NativeFn& native, std::function<int()> then) {
+int Run(CallArgs a, const NativeFn& native, std::function<int()> then) {
+  a.blocking = true;
   Route route = Prepare(a);
   if (route.empty) return MPI_SUCCESS;
   if (route.comm == nullptr) return RunNative(a.comm, native);

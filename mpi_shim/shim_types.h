@@ -77,9 +77,10 @@ class PackedView {
  public:
   /// Views count elements of t (shape from DescribeType) at buf. Checks that the bytes fit a
   /// size_t; false (nothing allocated) if not. keep: hold a duplicate of a derived t (KeepType)
-  /// for a Pack or Unpack after the call returns; false where the caller holds one.
+  /// for a Pack or Unpack after the call returns; false where the call is complete when it
+  /// returns (CallArgs::blocking) or the caller holds one.
   bool Init(const void* buf, size_t count, MPI_Datatype t, const TypeShape& shape, MPI_Comm comm,
-            bool keep = true);
+            bool keep);
   /// The contiguous bytes (count * shape.size of them).
   char* bytes() const { return bytes_; }
   size_t size() const { return nbytes_; }
