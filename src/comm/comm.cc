@@ -1,7 +1,5 @@
 #include "comm/comm.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -95,9 +93,9 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     WEFT_WARN(kTopo, "WEFT_VIRTUAL_PLACEMENT=%s is neither block nor rr; using block",
               params.WEFT_VIRTUAL_PLACEMENT.c_str());
   }
-  bool machine_oversubscribed = false;
+  Oversubscription load;
   err = DiscoverTopology(comm->mpi, static_cast<int>(params.WEFT_VIRTUAL_NODES), round_robin,
-                         &comm->topo, &comm->node_comm, &machine_oversubscribed);
+                         &comm->topo, &comm->node_comm, &load);
   if (err != MPI_SUCCESS) {
     comm->FailMpi(err, "weftCommInitMPI: topology discovery");
     SetThreadLastError(comm->LastError());
@@ -105,6 +103,7 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     return weftMpiError;
   }
   if (comm->topo.num_nodes() > 1) comm->node_map = std::make_shared<const Topology>(comm->topo);
+  comm->node_oversubscribed = load.node;
   bool nodes_allow_cma = false;
   {
     // The cost model's network tier picks recipes, so it must be one value on every rank
@@ -193,23 +192,6 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     }
     if (f != nullptr) std::fclose(f);
   }
-  {
-    // Oversubscribed: more ranks on the node than the CPUs they may run on together (the union
-    // of their affinity masks: a launcher that binds each rank to its own core gives each a
-    // one-CPU mask, which is not oversubscription).
-    int node_ranks = 1;
-    PMPI_Comm_size(comm->node_comm, &node_ranks);
-    cpu_set_t mine, all;
-    CPU_ZERO(&mine);
-    CPU_ZERO(&all);
-    if (sched_getaffinity(0, sizeof(mine), &mine) != 0) CPU_ZERO(&mine);
-    if (PMPI_Allreduce(&mine, &all, sizeof(cpu_set_t), MPI_BYTE, MPI_BOR, comm->node_comm) !=
-        MPI_SUCCESS) {
-      CPU_ZERO(&all);  // unknown: treated as not oversubscribed, as an empty mask is
-    }
-    const int cpus = CPU_COUNT(&all);
-    comm->node_oversubscribed = cpus > 0 && node_ranks > cpus;
-  }
   // On one node the segment is made here, where every rank is: whether shared memory works is
   // then known before any program is built (and grows later at executions, which all ranks
   // share). Across nodes it is made lazily (above).
@@ -234,11 +216,11 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
   // levels change every rank's messages, so they are decided from what every rank agrees on:
   // the probe passed on every node (WEFT_CMA and WEFT_SHM agreed above), and no machine runs
   // more ranks than it has CPUs for (virtual nodes share their machine's cores).
-  comm->some_machine_oversubscribed = machine_oversubscribed;
+  comm->some_machine_oversubscribed = load.machine;
   if (comm->topo.num_nodes() > 1) {
     std::string why;
     const bool probed = nodes_allow_cma && cma::Probe(comm->node_comm, &why);
-    int agree[2] = {probed ? 1 : 0, machine_oversubscribed ? 0 : 1};
+    int agree[2] = {probed ? 1 : 0, load.machine ? 0 : 1};
     if (PMPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_INT, MPI_MIN, comm->mpi) != MPI_SUCCESS) {
       agree[0] = agree[1] = 0;  // unknown: neither
     }

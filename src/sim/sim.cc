@@ -135,7 +135,7 @@ class Engine {
   // had every rank of a node wait for its last message until the end of its node link's busy
   // time, and the local-major one of round-robin placement let one local index finish after
   // another: at 32 x 64 and 64 KiB the same composition replayed 45.1 us (block) and 37.3
-  // (round-robin); in a random order both 44.6-46.2 over six seeds.
+  // (round-robin); in a random order 45.2-46.0 (block) and 44.8-45.1 (round-robin) over seeds 1-3.
   using Ready = std::tuple<double, int, int>;  // clock, tie order, rank
   std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready_;
   std::vector<int> tie_order_;

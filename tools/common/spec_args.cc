@@ -141,8 +141,8 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       // no cma schedules.
       single_copy = false;
     } else if (f == "--oversubscribed") {
-      // Ranks outnumber the cores on some node (as the library finds at creation): selection
-      // offers no pipelining across levels.
+      // Ranks outnumber the cores on some machine (as the library finds at creation):
+      // selection offers no pipelining across levels.
       oversubscribed = true;
     } else if (f == "--wisdom") {
       // The calibrated parameters of a weft-tune file's section for -p ranks (applied below).

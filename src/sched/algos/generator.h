@@ -31,9 +31,10 @@ struct GenEnv {
   /// With node_shared_memory: node peers' user buffers are reachable by single copy on every
   /// node (probed per node, agreed by every rank when the communicator was made).
   bool node_single_copy = false;
-  /// On some node the ranks outnumber its cores (agreed by every rank): a rank that waits gives
-  /// its core away, and pipelining across levels, which waits once per chunk and level, is not
-  /// offered (measured at 4 ranks on 2 cores: bench/2026-12-04-cma-node-level).
+  /// On some machine the ranks outnumber its cores (agreed by every rank; virtual nodes count
+  /// with their machine): a rank that waits gives its core away, and pipelining across levels,
+  /// which waits once per chunk and level, is not offered (measured at 4 ranks on 2 cores:
+  /// bench/2026-12-04-cma-node-level).
   bool oversubscribed = false;
 };
 
