@@ -100,6 +100,21 @@ TEST(Builder, SplitElemsFollowsLinesAndCoversTheCount) {
   EXPECT_EQ(SplitElems(0, 3, 4), (std::vector<uint64_t>{0, 0, 0, 0}));
 }
 
+TEST(Builder, SplitForMessagesKeepsLinesOnlyWhileTheyStayNearEven) {
+  // 1,024 doubles = 128 lines over 32 pieces: 4 lines each, as SplitElems.
+  EXPECT_EQ(SplitForMessages(1024, 32, 8), SplitElems(1024, 32, 8));
+  // 128 doubles = 16 lines over 32 pieces: lines would leave 16 pieces empty; 4 elements each.
+  const std::vector<uint64_t> few = SplitForMessages(128, 32, 8);
+  for (int k = 0; k <= 32; ++k) EXPECT_EQ(few[k], 4u * k);
+  // 100 doubles over 4: lines give 32, 24, 24, 20 (32 > 9/8 of 25), so 25 each.
+  EXPECT_EQ(SplitForMessages(100, 4, 8), (std::vector<uint64_t>{0, 25, 50, 75, 100}));
+  // 10 over 4: 3, 3, 2, 2; 0 over 3 stays empty.
+  EXPECT_EQ(SplitForMessages(10, 4, 8), (std::vector<uint64_t>{0, 3, 6, 8, 10}));
+  EXPECT_EQ(SplitForMessages(0, 3, 4), (std::vector<uint64_t>{0, 0, 0, 0}));
+  // 1,000 floats = 63 lines over 7: 9 lines each but the last (144, 136), within 1/8: lines.
+  EXPECT_EQ(SplitForMessages(1000, 7, 4), SplitElems(1000, 7, 4));
+}
+
 TEST(Builder, FoldGroupsAreContiguousAndBalanced) {
   for (int P = 1; P <= 40; ++P) {
     for (int C = 1; C <= P; ++C) {

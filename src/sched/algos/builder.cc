@@ -116,6 +116,17 @@ std::vector<uint64_t> SplitElems(uint64_t count, int parts, uint64_t elem_bytes)
   return off;
 }
 
+std::vector<uint64_t> SplitForMessages(uint64_t count, int parts, uint64_t elem_bytes) {
+  std::vector<uint64_t> off = SplitElems(count, parts, elem_bytes);
+  const uint64_t P = static_cast<uint64_t>(parts);
+  uint64_t largest = 0;
+  for (uint64_t i = 0; i < P; ++i) largest = std::max(largest, off[i + 1] - off[i]);
+  const uint64_t even = (count + P - 1) / P;
+  if (8 * largest <= 9 * even) return off;
+  for (uint64_t i = 0; i <= P; ++i) off[i] = count / P * i + std::min(i, count % P);
+  return off;
+}
+
 int FoldGroups::First(int g) const {
   const int q = nranks / groups, r = nranks % groups;
   return g * q + std::min(g, r);

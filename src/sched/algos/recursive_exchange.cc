@@ -8,12 +8,12 @@
 // Group sizes that are not the product C of the radices are folded (no factors: C = 1, every
 // rank folds onto rank 0): the P ranks form C
 // contiguous groups whose lowest rank leads; members hand their data to the leader before the
-// butterfly and receive the result after it. Pieces follow whole 64-byte lines (uneven where
-// the count does not divide). Digits run lowest first (stride 1 first) so partial results
-// always cover consecutive ranks: the reduction happens in rank order and the generator serves
-// non-commutative ops; the owner of each piece is the only rank reducing it, so every rank
-// ends bitwise identical. reduce_scatter with a commutative op runs the highest digit first
-// instead, which leaves block r at rank r without a final permutation.
+// butterfly and receive the result after it. Pieces follow whole 64-byte lines where that keeps
+// them near even (SplitForMessages), elements otherwise. Digits run lowest first (stride 1 first)
+// so partial results always cover consecutive ranks: the reduction happens in rank order and the
+// generator serves non-commutative ops; the owner of each piece is the only rank reducing it, so
+// every rank ends bitwise identical. reduce_scatter with a commutative op runs the highest digit
+// first instead, which leaves block r at rank r without a final permutation.
 #include <algorithm>
 
 #include "sched/algos/builder.h"
@@ -155,7 +155,7 @@ ir::Program RecursiveExchangeGen::Generate(const CollSpec& spec, const std::vect
   // blocks together (nseg == leaders there).
   std::vector<uint64_t> seg(nseg + 1);
   if (spec.coll == Coll::kAllReduce) {
-    seg = SplitElems(n, nseg, es);
+    seg = SplitForMessages(n, nseg, es);
   } else {
     for (int k = 0; k <= nseg; ++k) seg[k] = static_cast<uint64_t>(fold.First(k)) * n;
   }

@@ -45,7 +45,7 @@ ir::Program RingGen::Generate(const CollSpec& spec, const std::vector<int>&, int
   const bool allreduce = spec.coll == Coll::kAllReduce;
   std::vector<uint64_t> seg(P + 1);
   if (allreduce) {
-    seg = SplitElems(n, P, es);
+    seg = SplitForMessages(n, P, es);
   } else {
     for (int k = 0; k <= P; ++k) seg[k] = k * n;
   }
