@@ -91,9 +91,10 @@ class Engine {
   }
   bool CheckNodeRanks();  // false with fail_ set when a program names a node rank its node lacks
   // The network: each node's link, one way out and one way in, books a message for its
-  // bytes at the full rate (plus the link's time per message), into the earliest gap. When
-  // every rank of a node sends across at once they take turns, as a 1/sharers share each
-  // would give; a tree's one sender per node gets the whole link. (Charging every message
+  // bytes at the full rate (plus the link's time per message), in the free time from when
+  // it may start (LinkCalendar::Fill). When every rank of a node sends across at once they
+  // take turns, as a 1/sharers share each would give; a tree's one sender per node gets the
+  // whole link. (Charging every message
   // a 1/sharers share, as the selection estimate does, put a 512 KiB bcast over 32 x 64
   // ranks at 13.6 ms; now 0.35: weft-sim bcast -n 65536 --topology 32x64.)
   bool Across(const tune::LinkTier& tier) const { return &tier == &opt_.model.inter; }
@@ -232,7 +233,7 @@ bool Engine::Post(int rank, const ir::Instr& in) {
     double& nic = nic_free_[rank];
     const double posted = std::max(nic, ranks_[rank].clock) + opt_.model.message_overhead_us;
     const double wire = WireUs(tier, in.bytes);
-    nic = Across(tier) ? node_out_[NodeOf(rank)].Book(posted, wire) + wire : posted + wire;
+    nic = Across(tier) ? node_out_[NodeOf(rank)].Fill(posted, wire) : posted + wire;
     m.inject_end = nic;
     ++res_.messages;
     res_.bytes_sent += in.bytes;
@@ -265,8 +266,7 @@ void Engine::Match(Message& m) {
     arrival = std::max(arrival, m.recv_post + tier.latency_us + wire) + tier.rendezvous_us;
   }
   LinkCalendar& in = Across(tier) ? node_in_[NodeOf(m.dst)] : rx_[m.dst];
-  const double rx_start = in.Book(arrival - wire, wire);
-  m.done = std::max(rx_start + wire, m.recv_post);
+  m.done = std::max(in.Fill(arrival - wire, wire), m.recv_post);
   Wake(m.src);
   Wake(m.dst);
 }
