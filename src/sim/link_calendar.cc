@@ -14,7 +14,8 @@ double LinkCalendar::Fill(double earliest, double us) {
   auto it = busy_.upper_bound(t);  // the first interval starting after t
   if (it != busy_.begin()) t = std::max(t, std::prev(it)->second);
   std::vector<std::pair<double, double>> taken;
-  // Stop once what is left is rounding (a full gap's difference of two times).
+  // Stop once what is left is rounding error: gaps are differences of times, so a message that
+  // fills some gaps exactly may be left a few ulps short.
   const double done = us * 1e-12;
   while (true) {
     const double gap_end = it == busy_.end() ? std::numeric_limits<double>::infinity() : it->first;

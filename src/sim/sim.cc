@@ -94,9 +94,9 @@ class Engine {
   // bytes at the full rate (plus the link's time per message), in the free time from when
   // it may start (LinkCalendar::Fill). When every rank of a node sends across at once they
   // take turns, as a 1/sharers share each would give; a tree's one sender per node gets the
-  // whole link. (Charging every message
-  // a 1/sharers share, as the selection estimate does, put a 512 KiB bcast over 32 x 64
-  // ranks at 13.6 ms; now 0.35: weft-sim bcast -n 65536 --topology 32x64.)
+  // whole link. (Charging every message a 1/sharers share, as the selection estimate does,
+  // put a 512 KiB bcast over 32 x 64 ranks at 13.6 ms; now 0.35: weft-sim bcast -n 65536
+  // --topology 32x64.)
   bool Across(const tune::LinkTier& tier) const { return &tier == &opt_.model.inter; }
   double WireUs(const tune::LinkTier& tier, uint64_t bytes) const {
     return opt_.model.WireUs(tier, bytes) + (Across(tier) ? opt_.model.link_message_us : 0);
