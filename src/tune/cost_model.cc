@@ -108,7 +108,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
   // Whether the last round was bound by a node link its node's ranks share. The link still
   // carries their messages when this rank posts its next round, so that round's latency
   // passes while the link is busy (weft-sim: pairwise:4 at 32 x 64 and 1 KiB blocks replays
-  // 10.41 ms, the link's time, where a latency per round put the estimate at 11.6).
+  // 10.41 ms, the link's time, where a latency per round put the estimate at 11.53).
   bool link_bound = false;
   // Local work after the round's first message is posted runs while its messages are in flight
   // (the interpreter posts without blocking and waits at the waitall; weft-sim likewise): a
