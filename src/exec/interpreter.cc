@@ -216,9 +216,11 @@ WEFT_HOT Status Interpreter::Resume(Transport& t, bool blocking, bool* done, con
         }
         break;
       }
-      case ir::Opcode::kWaitAll: {
+      case ir::Opcode::kWaitAll:
+      case ir::Opcode::kWaitOlder: {
         bool all = false;
-        Status s = t.Complete(blocking, &all);
+        Status s = op == ir::Opcode::kWaitAll ? t.Complete(blocking, &all)
+                                              : t.CompleteOlder(in.value, blocking, &all);
         if (s != weftSuccess) {
           t.Cancel();
           active_ = false;

@@ -18,6 +18,11 @@ class Transport {
   virtual Status Irecv(int peer, void* buf, uint64_t bytes, int tag) = 0;
   /// Completes every message started: blocking, or one poll (*done says whether all did).
   virtual Status Complete(bool blocking, bool* done) = 0;
+  /// Completes every message started but the `keep` started last (waitolder). Completing more
+  /// is correct, only slower: the default completes all.
+  virtual Status CompleteOlder(uint64_t keep, bool blocking, bool* done) {
+    return Complete(blocking, done);
+  }
   /// Abandons messages still in flight (after an error).
   virtual void Cancel() = 0;
 

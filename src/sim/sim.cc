@@ -310,11 +310,18 @@ Engine::Step Engine::StepOne(int r) {
     case Opcode::kRecv:
       if (!Post(r, in)) return Step::kFailed;
       break;
-    case Opcode::kWaitAll: {
+    case Opcode::kWaitAll:
+    case Opcode::kWaitOlder: {
       // local: this rank's own work (injecting eager sends); peer: what it waits on others
       // for (receives, and rendezvous sends, done once their data has moved).
       double local = st.clock, peer = st.clock;
-      for (int id : st.pending) {
+      const size_t keep =
+          in.op == Opcode::kWaitAll
+              ? 0
+              : static_cast<size_t>(std::min<uint64_t>(in.value, st.pending.size()));
+      const size_t older = st.pending.size() - keep;
+      for (size_t k = 0; k < older; ++k) {
+        const int id = st.pending[k];
         const Message& m = msgs_[id];
         if (!(m.has_send && m.has_recv)) return Step::kBlocked;
         const bool eager = !opt_.model.Tier(m.src, m.dst).Rendezvous(m.send_bytes);
@@ -326,7 +333,7 @@ Engine::Step Engine::StepOne(int r) {
       }
       // Blocked: on an oversubscribed machine the core went to another rank meanwhile.
       st.clock = peer > local ? peer + opt_.model.wake_us : local;
-      st.pending.clear();
+      st.pending.erase(st.pending.begin(), st.pending.begin() + static_cast<std::ptrdiff_t>(older));
       break;
     }
     case Opcode::kSignal: {
@@ -371,7 +378,7 @@ std::string Engine::DescribeBlocked() const {
     const ir::Instr& in = ps_[r].code[st.pc];
     s += " [rank " + std::to_string(r) + " at instr " + std::to_string(st.pc) + " '" +
          ir::InstrText(in) + "'";
-    if (in.op == Opcode::kWaitAll) {
+    if (in.op == Opcode::kWaitAll || in.op == Opcode::kWaitOlder) {
       for (int id : st.pending) {
         const Message& m = msgs_[id];
         if (m.has_send && m.has_recv) continue;

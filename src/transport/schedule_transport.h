@@ -36,6 +36,9 @@ class ScheduleTransport final : public Transport {
     return mpi_.Irecv(peer, buf, bytes, tag);
   }
   Status Complete(bool blocking, bool* done) override { return mpi_.Complete(blocking, done); }
+  Status CompleteOlder(uint64_t keep, bool blocking, bool* done) override {
+    return mpi_.CompleteOlder(keep, blocking, done);
+  }
   void Cancel() override { mpi_.Cancel(); }
   void BeginExecution(const void* send, const void* recv, uint64_t bank_bytes) override;
   bool SingleCopy() const override { return shm_ != nullptr && comm_.single_copy; }

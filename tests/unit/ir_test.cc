@@ -54,6 +54,7 @@ TEST(Ir, EveryOpcodeRoundTripsThroughText) {
       {Opcode::kSignal, {}, {}, 0, -1, 2},
       {Opcode::kWait, {}, {}, 0, 3, 2, 41},
       {Opcode::kFence},
+      {Opcode::kWaitOlder, {}, {}, 0, -1, 0, 7},
   };
   ASSERT_EQ(static_cast<int>(p.code.size()), kNumOpcodes) << "cover every opcode";
   const std::string text = PrintProgram(p);

@@ -1,5 +1,7 @@
 #include "sched/ir/verify.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <tuple>
@@ -92,33 +94,39 @@ std::string CheckInstr(const Program& p, const Instr& in) {
       if (in.peer < 0 || in.peer >= p.nranks) return "peer out of range";
       return "";
     case Opcode::kWaitAll:
+    case Opcode::kWaitOlder:
     case Opcode::kFence:
       return "";
   }
   return "unknown opcode";
 }
 
-// Buffers of sends and receives started and not yet completed by a waitall: MPI's rules (and
-// any transport's) forbid touching a receive's destination, or writing a send's source, until
-// then.
+// Buffers of sends and receives started and not yet completed by a waitall (or a waitolder that
+// reached them): MPI's rules (and any transport's) forbid touching a receive's destination, or
+// writing a send's source, until then.
 struct InFlight {
-  std::vector<std::pair<Ref, uint64_t>> sends, recvs;
+  struct Message {
+    Ref ref;
+    uint64_t len = 0;
+    bool send = false;
+  };
+  std::vector<Message> started;  // in the order started
 
-  static bool Hits(const std::vector<std::pair<Ref, uint64_t>>& set, const Ref& r, uint64_t n) {
-    for (const auto& [ref, len] : set) {
-      if (SameBuffer(ref, r) && n > 0 && len > 0 && ref.offset < r.offset + n &&
-          r.offset < ref.offset + len) {
+  bool Hits(bool sends, const Ref& r, uint64_t n) const {
+    for (const Message& m : started) {
+      if (m.send == sends && SameBuffer(m.ref, r) && n > 0 && m.len > 0 &&
+          m.ref.offset < r.offset + n && r.offset < m.ref.offset + m.len) {
         return true;
       }
     }
     return false;
   }
   std::string CheckRead(const Ref& r, uint64_t n) const {
-    return Hits(recvs, r, n) ? "reads " + RefText(r) + " while a receive into it is in flight" : "";
+    return Hits(false, r, n) ? "reads " + RefText(r) + " while a receive into it is in flight" : "";
   }
   std::string CheckWrite(const Ref& r, uint64_t n) const {
-    if (Hits(recvs, r, n)) return "writes " + RefText(r) + " while a receive into it is in flight";
-    if (Hits(sends, r, n)) return "writes " + RefText(r) + " while a send from it is in flight";
+    if (Hits(false, r, n)) return "writes " + RefText(r) + " while a receive into it is in flight";
+    if (Hits(true, r, n)) return "writes " + RefText(r) + " while a send from it is in flight";
     return "";
   }
   std::string Step(const Instr& in) {
@@ -132,21 +140,24 @@ struct InFlight {
         return CheckWrite(in.dst, in.bytes);
       case Opcode::kSend:
         if (!(e = CheckRead(in.srcs[0], in.bytes)).empty()) return e;
-        sends.emplace_back(in.srcs[0], in.bytes);
+        started.push_back({in.srcs[0], in.bytes, true});
         return "";
       case Opcode::kRecv:
         if (!(e = CheckWrite(in.dst, in.bytes)).empty()) return e;
-        recvs.emplace_back(in.dst, in.bytes);
+        started.push_back({in.dst, in.bytes, false});
         return "";
       case Opcode::kWaitAll:
-        sends.clear();
-        recvs.clear();
+        started.clear();
+        return "";
+      case Opcode::kWaitOlder:
+        started.erase(started.begin(), started.end() - static_cast<ptrdiff_t>(std::min<uint64_t>(
+                                                           in.value, started.size())));
         return "";
       default:
         return "";
     }
   }
-  bool Empty() const { return sends.empty() && recvs.empty(); }
+  bool Empty() const { return started.empty(); }
 };
 
 // The buffer refs an instruction touches (its destination where it has one, and its sources).

@@ -98,6 +98,9 @@ Bytecode Lower(const ir::Program& p, uint64_t count, uint64_t scale_unit) {
         b.aux = in.counter;
         b.value = in.value;
         break;
+      case ir::Opcode::kWaitOlder:
+        b.value = in.value;
+        break;
       default:
         break;
     }
@@ -187,7 +190,8 @@ std::string DumpBytecode(const Bytecode& bc) {
                                                                                : 0;
     for (size_t k = 0; k < nref; ++k)
       s += " [" + std::to_string(b.ref + k) + "]" + ir::RefText(FromBc(bc.refs[b.ref + k]));
-    if (op == ir::Opcode::kWait) s += " value=" + std::to_string(b.value);
+    if (op == ir::Opcode::kWait || op == ir::Opcode::kWaitOlder)
+      s += " value=" + std::to_string(b.value);
     if (b.fused) s += "  fused " + std::to_string(b.fused);
     s += "\n";
   }

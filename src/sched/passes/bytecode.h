@@ -36,7 +36,7 @@ struct BcInstr {
   uint32_t ref = 0;    // operand table index: destination (or send's source), then sources
   int32_t aux = 0;     // send/recv tag, signal/wait counter, reduce op
   uint64_t bytes = 0;
-  uint64_t value = 0;  // wait's counter value
+  uint64_t value = 0;  // wait's counter value; waitolder's messages left in flight
   uint32_t nsrc = 0;   // sources after the destination (a radix-P reduce has P of them)
   uint32_t pad1 = 0;
 };

@@ -1,6 +1,7 @@
 #include "transport/mpi/mpi_transport.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "core/fault.h"
 #include "transport/mpi/mpi_wait.h"
@@ -12,6 +13,7 @@ constexpr uint64_t kPieceBytes = 1ull << 30;
 
 Status MpiTransport::Post(bool send, int peer, void* buf, uint64_t bytes, int tag) {
   char* p = static_cast<char*>(buf);
+  starts_.push_back(reqs_.size());
   for (uint64_t o = 0; o < bytes; o += kPieceBytes) {
     const int n = static_cast<int>(std::min(kPieceBytes, bytes - o));
     reqs_.push_back(MPI_REQUEST_NULL);
@@ -21,7 +23,7 @@ Status MpiTransport::Post(bool send, int peer, void* buf, uint64_t bytes, int ta
       return comm_.FailMpi(err, send ? "MPI_Isend (schedule)" : "MPI_Irecv (schedule)");
     }
   }
-  if (send && reqs_.size() == 1 && FaultAt("exec_after_send", comm_.rank)) {
+  if (send && starts_.size() == 1 && FaultAt("exec_after_send", comm_.rank)) {
     return comm_.Fail(weftSystemError, "injected fault (WEFT_FAULT=exec_after_send)");
   }
   return weftSuccess;
@@ -36,19 +38,29 @@ Status MpiTransport::Irecv(int peer, void* buf, uint64_t bytes, int tag) {
 }
 
 Status MpiTransport::Complete(bool blocking, bool* done) {
+  return CompleteOlder(0, blocking, done);
+}
+
+Status MpiTransport::CompleteOlder(uint64_t keep, bool blocking, bool* done) {
   *done = true;
-  if (reqs_.empty()) return weftSuccess;
-  const int n = static_cast<int>(reqs_.size());
+  if (keep >= starts_.size()) return weftSuccess;  // nothing started before the kept ones
+  const size_t older = starts_.size() - keep;      // messages to complete
+  const size_t n = keep == 0 ? reqs_.size() : starts_[older];
+  auto retire = [&] {
+    reqs_.erase(reqs_.begin(), reqs_.begin() + static_cast<std::ptrdiff_t>(n));
+    starts_.erase(starts_.begin(), starts_.begin() + static_cast<std::ptrdiff_t>(older));
+    for (size_t& s : starts_) s -= n;
+  };
   if (blocking) {
-    Status s = WaitAllWithin(comm_, n, reqs_.data(), "MPI_Testall (schedule)");
-    if (s == weftSuccess) reqs_.clear();
+    Status s = WaitAllWithin(comm_, static_cast<int>(n), reqs_.data(), "MPI_Testall (schedule)");
+    if (s == weftSuccess) retire();
     return s;
   }
   int flag = 0;
-  const int err = PMPI_Testall(n, reqs_.data(), &flag, MPI_STATUSES_IGNORE);
+  const int err = PMPI_Testall(static_cast<int>(n), reqs_.data(), &flag, MPI_STATUSES_IGNORE);
   *done = flag != 0;
   if (err != MPI_SUCCESS) return comm_.FailMpi(err, "MPI_Testall (schedule)");
-  if (*done) reqs_.clear();
+  if (*done) retire();
   return weftSuccess;
 }
 
@@ -58,6 +70,7 @@ void MpiTransport::Cancel() {
   // buffer that has been reused or freed since (seen: heap corruption in mp.faults).
   CancelAll(static_cast<int>(reqs_.size()), reqs_.data());
   reqs_.clear();
+  starts_.clear();
 }
 
 }  // namespace weft

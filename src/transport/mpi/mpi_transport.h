@@ -32,6 +32,7 @@ class MpiTransport final : public Transport {
   Status Isend(int peer, const void* buf, uint64_t bytes, int tag) override;
   Status Irecv(int peer, void* buf, uint64_t bytes, int tag) override;
   Status Complete(bool blocking, bool* done) override;
+  Status CompleteOlder(uint64_t keep, bool blocking, bool* done) override;
   void Cancel() override;
   /// The slot of the execution about to start.
   void set_slot(uint32_t slot) { slot_ = static_cast<int>(slot % kScheduleSlots); }
@@ -42,6 +43,7 @@ class MpiTransport final : public Transport {
   CommLink& comm_;
   int slot_ = 0;
   std::vector<MPI_Request> reqs_;
+  std::vector<size_t> starts_;  // per message started, its first request in reqs_
 };
 
 }  // namespace weft
