@@ -48,12 +48,80 @@ bool Phases(ir::Program&& p, std::vector<std::vector<ir::Instr>>* out) {
       waited[s] = true;
       continue;
     }
-    if (waited[s]) ++s;  // after this step's last waitall: runs with the next step
+    // After this step's last waitall, or in a step without one but the last (a node level run
+    // through counters): runs with the next step. A node level's reduce then feeds its own
+    // chunk's first messages (passes::FeedSends) in one round, instead of running a round ahead
+    // beside the chunk before's messages, which left its own to wait for that round's waitall
+    // ([zerocopy/rexch:-32,32]@32K at 32 x 64, 64 KiB: its second chunk's messages left 5 us
+    // after its reduce).
+    if (waited[s] || (last_wait[s] == p.code.size() && s < last)) ++s;
     if (waited[s]) return false;
     (*out)[s].push_back(std::move(p.code[i]));
   }
   while (!out->empty() && out->back().empty()) out->pop_back();
   return true;
+}
+
+// A message started and not yet known complete.
+struct Flying {
+  uint64_t index;  // in the order started
+  uint32_t chunk;
+  bool recv;
+  ir::Ref at;  // its buffer (Canonical)
+  uint64_t bytes;
+};
+
+// In place, the call's send and receive buffers are one (chunking serves allreduce, bcast and
+// reduce, whose in-place forms share offsets): refs to either compare as the receive buffer's.
+ir::Ref Canonical(ir::Ref r, bool in_place) {
+  if (in_place && r.space == ir::Space::kSend) r.space = ir::Space::kRecv;
+  return r;
+}
+
+bool Overlap(const ir::Ref& a, uint64_t an, const ir::Ref& b, uint64_t bn) {
+  return a.space == b.space && a.rank == b.rank && an > 0 && bn > 0 && a.offset < b.offset + bn &&
+         b.offset < a.offset + an;
+}
+
+// How many of the first messages started must be complete before `phase` (of `chunk`) runs:
+// those whose buffers it touches (a receive's that it reads or writes, a send's that it
+// writes), and, where it signals or waits on node counters (publishing to node peers what this
+// rank wrote, or taking over what they left), every message of its chunk started before.
+// Where it only reads what an earlier send reads, or touches other buffers, it need not wait:
+// the messages of the pipeline's other chunks keep flying.
+uint64_t MessagesNeeded(const std::vector<ir::Instr>& phase, const std::vector<Flying>& flying,
+                        uint32_t chunk, bool in_place) {
+  uint64_t need = 0;
+  auto touch = [&](const ir::Ref& r, uint64_t n, bool write) {
+    const ir::Ref at = Canonical(r, in_place);
+    for (const Flying& f : flying) {
+      if ((f.recv || write) && Overlap(at, n, f.at, f.bytes)) need = std::max(need, f.index + 1);
+    }
+  };
+  for (const ir::Instr& in : phase) {
+    switch (in.op) {
+      case ir::Opcode::kCopy:
+      case ir::Opcode::kReduce:
+        for (const ir::Ref& r : in.srcs) touch(r, in.bytes, false);
+        touch(in.dst, in.bytes, true);
+        break;
+      case ir::Opcode::kSend:
+        touch(in.srcs[0], in.bytes, false);
+        break;
+      case ir::Opcode::kRecv:
+        touch(in.dst, in.bytes, true);
+        break;
+      case ir::Opcode::kSignal:
+      case ir::Opcode::kWait:
+        for (const Flying& f : flying) {
+          if (f.chunk == chunk) need = std::max(need, f.index + 1);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return need;
 }
 
 bool PostsMessages(const std::vector<ir::Instr>& phase) {
@@ -146,32 +214,51 @@ ir::Program Chunked(const CollSpec& spec, uint64_t chunk_bytes, int rank,
   b.NeedShm(shm);
   ir::Program& out = b.program();
   std::vector<uint32_t> chunk_of;  // per merged instruction, its chunk
+  // Messages started so far, how many of the first of them a wait has completed, and those
+  // not yet known complete.
+  uint64_t started = 0, completed = 0;
+  std::vector<Flying> flying;
+  auto wait_for = [&](uint64_t need) {
+    if (need <= completed) return;
+    ir::Instr wait;
+    wait.op = need == started ? ir::Opcode::kWaitAll : ir::Opcode::kWaitOlder;
+    wait.value = started - need;
+    out.code.push_back(std::move(wait));
+    chunk_of.push_back(0);
+    completed = need;
+    flying.erase(std::remove_if(flying.begin(), flying.end(),
+                                [&](const Flying& f) { return f.index < need; }),
+                 flying.end());
+  };
   for (uint64_t t = 0; t < chunks + depth - 1; ++t) {
-    bool comm = false;
     const uint64_t first = t + 1 >= depth ? t + 1 - depth : 0;
-    // The phases that post messages first, then the ones that only copy, reduce or wait on
-    // node counters, which then run while the round's messages fly (the interpreter posts
-    // without blocking); older chunks first within each.
+    const uint64_t newest = std::min<uint64_t>(t, chunks - 1);
+    // The phases that post messages first, newest chunk first: a chunk's first phase needs no
+    // message of the round before, so its work (and its messages) go ahead while an older
+    // chunk's messages of that round still fly. Then the phases that only copy, reduce or wait
+    // on node counters, oldest first, while the round's messages fly.
     for (const bool posts : {true, false}) {
-      for (uint64_t c = first; c <= std::min<uint64_t>(t, chunks - 1); ++c) {
-        if (t - c >= phases[c].size()) continue;
-        std::vector<ir::Instr>& phase = phases[c][t - c];
+      for (uint64_t k = 0; k <= newest - first; ++k) {
+        const uint64_t c = posts ? newest - k : first + k;
+        const uint64_t ph = t - c;
+        if (ph >= phases[c].size()) continue;
+        std::vector<ir::Instr>& phase = phases[c][ph];
         if (phase.empty() || PostsMessages(phase) != posts) continue;
-        comm |= posts;
+        wait_for(MessagesNeeded(phase, flying, static_cast<uint32_t>(c), spec.in_place));
         for (ir::Instr& in : phase) {
+          if (in.op == ir::Opcode::kSend || in.op == ir::Opcode::kRecv) {
+            const bool recv = in.op == ir::Opcode::kRecv;
+            flying.push_back({started++, static_cast<uint32_t>(c), recv,
+                              Canonical(recv ? in.dst : in.srcs[0], spec.in_place), in.bytes});
+          }
           out.code.push_back(std::move(in));
           chunk_of.push_back(static_cast<uint32_t>(c));
         }
         phase.clear();
       }
     }
-    if (comm) {
-      ir::Instr wait;
-      wait.op = ir::Opcode::kWaitAll;
-      out.code.push_back(std::move(wait));
-      chunk_of.push_back(0);
-    }
   }
+  wait_for(started);
   if (!RenumberCounterWaits(&out, chunk_of, chunks)) return generate(spec, 0);
   return b.Take();
 }
