@@ -6,6 +6,7 @@
 #include "compile/hierarchical.h"
 #include "sched/algos/registry.h"
 #include "sched/passes/chunk.h"
+#include "sched/passes/feed_sends.h"
 #include "sched/patterns/butterfly.h"
 
 namespace weft::sched {
@@ -167,7 +168,8 @@ std::string DeclineRecipe(const CollSpec& spec, const Recipe& recipe, const GenE
   return why;
 }
 
-ir::Program BuildProgram(const CollSpec& spec, const Recipe& recipe, int rank) {
+namespace {
+ir::Program Generated(const CollSpec& spec, const Recipe& recipe, int rank) {
   if (!recipe.levels.empty()) return BuildHierarchical(spec, recipe, rank);
   const Generator* g = FindGenerator(recipe.generator);
   if (g->ChunksItself()) return g->GenerateChunked(spec, recipe.factors, recipe.chunk_bytes, rank);
@@ -175,6 +177,13 @@ ir::Program BuildProgram(const CollSpec& spec, const Recipe& recipe, int rank) {
   return passes::Pipeline(spec, recipe.chunk_bytes, rank, [&](const CollSpec& piece) {
     return g->Generate(piece, recipe.factors, rank);
   });
+}
+}  // namespace
+
+ir::Program BuildProgram(const CollSpec& spec, const Recipe& recipe, int rank) {
+  ir::Program p = Generated(spec, recipe, rank);
+  passes::FeedSends(&p, ElemBytes(spec));
+  return p;
 }
 
 std::vector<ir::Program> BuildAllPrograms(const CollSpec& spec, const Recipe& recipe) {

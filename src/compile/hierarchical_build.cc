@@ -57,6 +57,11 @@ void BuildAllReduce(Builder& out, const Seat& s, const Groups& g, const Recipe& 
   passes::EmbedMap rs{s.node_ranks, send, mine, 0};
   rs.peer_send.assign(s.L, {send});
   rs.peer_recv = slices;
+  // Until they signal the end of this part, peers read only their own slices' ranges of this
+  // rank's send buffer (or their slots); the network part below touches only this rank's slice
+  // and scratch, and the allgather part's entry wait asks again before anything shared is
+  // written: so the network's messages need not wait for the node's slowest reduce.
+  rs.drop_exit_waits = true;
   AppendNode(out, g.node[0], recipe.levels[0], s.i, std::move(rs));
   // 2. allreduce of each slice across nodes among its owners, node by node. Every rank runs
   //    its slices in increasing order, so the lowest unfinished slice always has all its owners.

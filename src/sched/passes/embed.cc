@@ -124,7 +124,12 @@ void Embed(const ir::Program& part, const EmbedMap& map, ir::Program* out) {
     out->code.push_back(std::move(m));
     if (numbered) out->step.push_back(map.step_base + (map.node ? 0 : part.step[i]));
   };
-  for (size_t i = 0; i < part.code.size(); ++i) {
+  size_t end = part.code.size();
+  while (map.drop_exit_waits && end > 0 && part.code[end - 1].op == ir::Opcode::kWait &&
+         part.code[end - 1].counter == 0) {
+    --end;
+  }
+  for (size_t i = 0; i < end; ++i) {
     const ir::Instr& in = part.code[i];
     if (map.block != 0 && (in.op == ir::Opcode::kCopy || in.op == ir::Opcode::kReduce)) {
       // Element-wise: one instruction per stretch inside one block of each scattered ref.

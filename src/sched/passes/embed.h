@@ -37,6 +37,12 @@ struct EmbedMap {
   /// rank's. The part's peer_send / peer_recv refs of q land there. Empty: the part names no
   /// peer buffer.
   std::vector<std::vector<ir::Ref>> peer_send = {}, peer_recv = {};
+  /// A node part's closing waits on counter 0 (every peer is done with this rank's buffers and
+  /// slots) are left out: for a node part that a later node part follows, whose entry wait asks
+  /// the same before anything shared is touched again, where what runs between touches nothing a
+  /// peer may still read. Messages that follow then leave without waiting for the node's slowest
+  /// rank.
+  bool drop_exit_waits = false;
 };
 
 /// Whether part's `space` (kSend or kRecv) can be scattered in blocks of `block` bytes: every
