@@ -28,9 +28,12 @@ Recipe NodeSharedMemoryRecipe(const CollSpec& part) {
   return Recipe{"shmpipe", {}, 0};
 }
 
-// Chunks smaller than this are not offered for pipelining across levels: at 32 x 64 and 64 KiB
-// of doubles, [zerocopy/rexch:-32,32]@32K replayed at 60.6 us against 45.2 unchunked.
-constexpr uint64_t kMinPipelinedChunk = 64u << 10;
+// Chunks smaller than this are not offered for pipelining across levels. It was 64 KiB while
+// every round of a pipeline ended in a waitall (at 32 x 64 and 64 KiB of doubles
+// [zerocopy/rexch:-32,32]@32K replayed 60.6 us against 45.2 unchunked); with each chunk waiting
+// only for its own messages (waitolder), @16K replays 20.2 us there, unchunked 28.4, and the
+// estimate ranks them alike (20.5 and 27.0).
+constexpr uint64_t kMinPipelinedChunk = 4u << 10;
 
 // Node levels that read their peers' buffers in place (zerocopy: mapped by weftMemAlloc; cma:
 // by single copy): one step each, every rank's part buffers placed where its call holds them.
@@ -251,7 +254,8 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
     }
     const bool by_blocks = spec.coll != Coll::kAllReduce;
     const uint64_t bytes = spec.count * ElemBytes(spec);
-    for (uint64_t pieces : {8, 16}) {
+    // Two and four chunks too: at 32 x 64, four replay best at 64 KiB, four or eight at 1 MiB.
+    for (uint64_t pieces : {2, 4, 8, 16}) {
       // Whole pages of the vector, or whole lines of a block: a readable recipe.
       const uint64_t chunk = by_blocks ? bytes / pieces / 64 * 64 : bytes / pieces / 4096 * 4096;
       const uint64_t moved = by_blocks ? chunk * static_cast<uint64_t>(spec.nranks) : chunk;

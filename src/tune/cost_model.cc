@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <vector>
 
 namespace weft::tune {
 
@@ -94,7 +96,7 @@ double ComputePricer::Us(const ir::Instr& in) const {
 
 double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
   const ComputePricer compute(m, p);
-  double total = m.call_overhead_us, wire_out = 0, wire_in = 0;
+  double total = m.call_overhead_us;
   // Latency per direction, each with its own side's bytes. Taken together (the slowest latency
   // plus the larger side), a ring's node-boundary rank, receiving from another node and sending
   // to a node peer, paid the network's latency on its send's bytes: the flat ring's allgather at
@@ -102,9 +104,12 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
   // (11.9). (A send's latency stays charged: without it a tree's root looked cheap, and at 2-32
   // ranks selection moved eleven small bcasts and reduces to deeper trees, which replayed
   // 1.2-1.7x slower where checked.)
-  double latency_out = 0, latency_in = 0;
-  // The rank's own bytes on the wire (wire_out/in hold its share of a shared node link).
-  double own_out = 0, own_in = 0;
+  struct Message {
+    bool send, waits;           // waits: a receive, or a send by rendezvous (blocks for its peer)
+    double latency, wire, own;  // wire: its share of a shared node link; own: its own bytes
+    double posted;              // the rank's time when it was started
+  };
+  std::vector<Message> round;  // the messages the round's wait completes, in the order started
   // Whether the last round was bound by a node link its node's ranks share. The link still
   // carries their messages when this rank posts its next round, so that round's latency
   // passes while the link is busy (weft-sim: pairwise:4 at 32 x 64 and 1 KiB blocks replays
@@ -114,10 +119,36 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
   // (the interpreter posts without blocking and waits at the waitall; weft-sim likewise): a
   // pipelined composition reduces chunk c + 1 inside the node during chunk c's network round.
   double overlapped = 0;
-  bool posted = false;
-  int messages = 0;
-  bool receives = false;
-  auto close_round = [&] {
+  // A waitolder completes the older messages only: the ones it leaves in flight count in the
+  // next round, whose local work then runs while they fly.
+  auto close_round = [&](size_t keep) {
+    keep = std::min(keep, round.size());
+    const size_t older = round.size() - keep;
+    double latency_out = 0, latency_in = 0, wire_out = 0, wire_in = 0, own_out = 0, own_in = 0;
+    uint64_t messages = 0;
+    bool receives = false;
+    // The round's messages move from the first one's start (earlier than the round's own
+    // start where a waitolder left them in flight), and none is done before its own latency
+    // and bytes from its start (a send that a reduce fed late).
+    double first = total + overlapped, last = 0;
+    for (size_t i = 0; i < older; ++i) {
+      const Message& x = round[i];
+      first = std::min(first, x.posted);
+      last = std::max(last, x.posted + x.latency + x.own);
+      (x.send ? latency_out : latency_in) = std::max(x.send ? latency_out : latency_in, x.latency);
+      (x.send ? wire_out : wire_in) += x.wire;
+      (x.send ? own_out : own_in) += x.own;
+      messages += x.send;
+      receives = receives || x.waits;
+    }
+    // Posting a send costs the rank's injection, not its core: weft-sim books it on the rank's
+    // own link side, where local work after the post overlaps it. Added to the round's time
+    // after the fact, 248 small sends of [zerocopy/rexch:-32,32]@16K at 32 x 64 and 64 KiB put
+    // 12.4 us on top of an estimate whose replay overlapped them (estimate 36.2 us, replay
+    // 20.2, where the unchunked recipe's 62 sends gave 28.5 and 28.4).
+    own_out += messages * m.message_overhead_us;
+    wire_out = std::max(wire_out, own_out);
+    const bool posted = older > 0;
     // A round that receives (or sends by rendezvous) blocks for its peer, and gives the core
     // away where the machine is oversubscribed.
     const double wake = receives ? m.wake_us : 0;
@@ -126,16 +157,16 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
     const double wire = link_bound ? std::max(alone, shared)
                                    : std::max(latency_out + wire_out, latency_in + wire_in);
     if (posted) link_bound = shared > alone;
-    total += std::max(overlapped, wake + wire) + messages * m.message_overhead_us;
-    latency_out = latency_in = wire_out = wire_in = own_out = own_in = overlapped = 0;
-    posted = receives = false;
-    messages = 0;
+    total = std::max(total + overlapped, posted ? std::max(first + wake + wire, last) : total);
+    round.erase(round.begin(), round.begin() + static_cast<std::ptrdiff_t>(older));
+    overlapped = 0;
   };
   bool in_waits = false;
   for (const ir::Instr& in : p.code) {
     const bool was_waiting = in_waits;
     in_waits = in.op == ir::Opcode::kWait;
     if (was_waiting && in_waits) continue;
+    const bool posted = !round.empty();
     switch (in.op) {
       case ir::Opcode::kCopy:
       case ir::Opcode::kReduce:
@@ -144,21 +175,22 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
         break;
       case ir::Opcode::kSend:
       case ir::Opcode::kRecv: {
-        posted = true;
+        const bool send = in.op == ir::Opcode::kSend;
         const LinkTier& t = m.Tier(p.rank, in.peer);
-        double& lat = in.op == ir::Opcode::kSend ? latency_out : latency_in;
-        lat = std::max(lat, t.latency_us + (t.Rendezvous(in.bytes) ? t.rendezvous_us : 0));
-        const uint64_t sharers = &t == &m.inter ? m.CrossingSharers(p.rank, in.peer) : 1;
-        (in.op == ir::Opcode::kSend ? wire_out : wire_in) +=
-            m.WireUs(t, in.bytes * sharers) + (&t == &m.inter ? sharers * m.link_message_us : 0);
-        (in.op == ir::Opcode::kSend ? own_out : own_in) +=
-            m.WireUs(t, in.bytes) + (&t == &m.inter ? m.link_message_us : 0);
-        if (in.op == ir::Opcode::kSend) ++messages;
-        if (in.op == ir::Opcode::kRecv || t.Rendezvous(in.bytes)) receives = true;
+        const bool across = &t == &m.inter;
+        const uint64_t sharers = across ? m.CrossingSharers(p.rank, in.peer) : 1;
+        round.push_back(
+            {send, !send || t.Rendezvous(in.bytes),
+             t.latency_us + (t.Rendezvous(in.bytes) ? t.rendezvous_us : 0),
+             m.WireUs(t, in.bytes * sharers) + (across ? sharers * m.link_message_us : 0),
+             m.WireUs(t, in.bytes) + (across ? m.link_message_us : 0), total + overlapped});
         break;
       }
       case ir::Opcode::kWaitAll:
-        close_round();
+        close_round(0);
+        break;
+      case ir::Opcode::kWaitOlder:
+        close_round(in.value);
         break;
       case ir::Opcode::kWait:
         // Peers signal at about the same time: a run of waits costs one cache-line trip.
@@ -168,7 +200,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
         break;
     }
   }
-  close_round();
+  close_round(0);
   return total;
 }
 
