@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "sched/algos/builder.h"
@@ -78,47 +79,54 @@ TEST(FeedSends, EachSendFollowsThePieceThatProducesIt) {
   EXPECT_EQ(last_reduce->bytes, 64u);
 }
 
+// Whether the pass leaves the program `build` writes as it was.
+bool Unchanged(const std::function<void(Builder&)>& build, CollSpec spec) {
+  Builder b(spec, 0);
+  b.NeedScratch(512);
+  build(b);
+  b.WaitAll();
+  ir::Program p = b.Take();
+  const ir::Program before = p;
+  passes::FeedSends(&p, ElemBytes(spec));
+  return p == before;
+}
+
 TEST(FeedSends, LeavesAloneWhatItCannotProveSafe) {
+  const CollSpec floats{Coll::kAllReduce, 4, 64, weftFloat32};
   // A receive into one of the reduce's operands: posted before the later pieces, it could land
   // while they read it.
-  {
-    Builder b(CollSpec{Coll::kAllReduce, 4, 64, weftFloat32}, 0);
-    b.NeedScratch(512);
-    b.Reduce(RecvAt(0), {SendAt(0), ScratchAt(256)}, 256);
-    b.Send(1, RecvAt(64), 64);
-    b.Recv(1, ScratchAt(320), 64);  // inside the reduce's second operand
-    b.Send(2, RecvAt(128), 64);
-    b.WaitAll();
-    ir::Program p = b.Take();
-    const ir::Program before = p;
-    passes::FeedSends(&p, 4);
-    EXPECT_EQ(p, before);
-  }
+  EXPECT_TRUE(Unchanged(
+      [](Builder& b) {
+        b.Reduce(RecvAt(0), {SendAt(0), ScratchAt(256)}, 256);
+        b.Send(1, RecvAt(64), 64);
+        b.Recv(1, ScratchAt(320), 64);  // inside the reduce's second operand
+        b.Send(2, RecvAt(128), 64);
+      },
+      floats));
   // A send that reads part of the result and bytes beside it.
-  {
-    Builder b(CollSpec{Coll::kAllReduce, 4, 64, weftFloat32}, 0);
-    b.NeedScratch(512);
-    b.Reduce(RecvAt(0), {SendAt(0), ScratchAt(256)}, 128);
-    b.Send(1, RecvAt(64), 128);
-    b.Send(2, RecvAt(0), 32);
-    b.WaitAll();
-    ir::Program p = b.Take();
-    const ir::Program before = p;
-    passes::FeedSends(&p, 4);
-    EXPECT_EQ(p, before);
-  }
+  EXPECT_TRUE(Unchanged(
+      [](Builder& b) {
+        b.Reduce(RecvAt(0), {SendAt(0), ScratchAt(256)}, 128);
+        b.Send(1, RecvAt(64), 128);
+        b.Send(2, RecvAt(0), 32);
+      },
+      floats));
   // Pieces cut inside an element.
-  {
-    Builder b(CollSpec{Coll::kAllReduce, 2, 4, weftFloat64}, 0);
-    b.Reduce(RecvAt(0), {SendAt(0), SendAt(0)}, 32);
-    b.Send(1, RecvAt(4), 8);
-    b.Send(1, RecvAt(16), 8);
-    b.WaitAll();
-    ir::Program p = b.Take();
-    const ir::Program before = p;
-    passes::FeedSends(&p, 8);
-    EXPECT_EQ(p, before);
-  }
+  EXPECT_TRUE(Unchanged(
+      [](Builder& b) {
+        b.Reduce(RecvAt(0), {SendAt(0), SendAt(0)}, 32);
+        b.Send(1, RecvAt(4), 8);
+        b.Send(1, RecvAt(16), 8);
+      },
+      CollSpec{Coll::kAllReduce, 2, 4, weftFloat64}));
+  // The check itself: the same shape with whole pieces is rewritten.
+  EXPECT_FALSE(Unchanged(
+      [](Builder& b) {
+        b.Reduce(RecvAt(0), {SendAt(0), ScratchAt(256)}, 256);
+        b.Send(1, RecvAt(64), 64);
+        b.Send(2, RecvAt(128), 64);
+      },
+      floats));
 }
 
 // A signal after the reduce (telling node peers this rank is done reading their buffers) moves
