@@ -166,10 +166,12 @@ class ComputePricer {
 /// The bytes one rank's call touches: its send, receive and scratch buffers and its own slot.
 uint64_t WorkingSetBytes(const ir::Program& p);
 
-/// A quick estimate of one rank's program alone (no waiting on peers): per round between
-/// waitalls, the latency of the slowest message plus the larger of the bytes sent and received
-/// over the bandwidth, plus local copies and reduces. Selection ranks recipes by the largest
-/// estimate over a few ranks; weft-sim's replay is the full model.
+/// A quick estimate of one rank's program alone (no waiting on peers): per round (up to a
+/// waitall, or a waitolder for the messages it completes), the later of its sends and its
+/// receives, each direction its slowest latency plus its bytes over the bandwidth, counted from
+/// the round's first message's start, against the local copies and reduces posted while they
+/// fly. Selection ranks recipes by the largest estimate over a few ranks; weft-sim's replay is
+/// the full model.
 double EstimateProgramUs(const ir::Program& p, const CostModel& m);
 
 }  // namespace weft::tune
