@@ -104,6 +104,16 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env,
         // alike.
         if (spec.coll == Coll::kAllToAll && model.handover_gbytes_per_s > 0) add("pairwise", {4});
       }
+      // Likewise a bcast under 64 KiB weighs single copy against the rule's pick: one
+      // process_vm_readv against two copies through a slot, whose order depends on the
+      // calibrated single-copy call and handover rates. On the Xeon VM cma beat shmpipe at
+      // 32 KiB by 1.4-1.7x in all four regret runs (bench/2026-12-04-regret-xeon,
+      // -alltoall-model), the calibrated model's worst row there, and the model ranked the two
+      // in that order; on the EPYC VM of bench/2026-12-02-tuning cma had lost to oneshot there
+      // by 2.2x, before single_copy_us was calibrated.
+      if (spec.coll == Coll::kBroadcast && model.handover_gbytes_per_s > 0 && !env.slots_streamed) {
+        add("cma", {});
+      }
     }
     if (!out.empty() && !every) return out;
   }

@@ -75,6 +75,16 @@ TEST(Selection, CalibratedParametersKeepTheOneNodeRule) {
   EXPECT_EQ(Chosen(a2a, OneNode(), slow), "pairwise:4");
   EXPECT_EQ(Chosen(a2a, OneNode(), fast), "shmpipe");
   EXPECT_EQ(Chosen(Spec(Coll::kAllToAll, 256), OneNode(), slow), "oneshot");  // small: the rule
+  // A bcast under 64 KiB weighs single copy against the rule's pick the same way: a cheap
+  // process_vm_readv call wins at 32 KiB, a costly one leaves the slots; 2 KiB stays oneshot.
+  const CollSpec b32k = Spec(Coll::kBroadcast, 8192);
+  EXPECT_EQ(Chosen(b32k, OneNode(), m), "shmpipe");  // uncalibrated handover: the rule
+  tune::CostModel cheap_call = slow, dear_call = slow;
+  cheap_call.single_copy_us = 0.5;
+  dear_call.single_copy_us = 50;
+  EXPECT_EQ(Chosen(b32k, OneNode(), cheap_call), "cma");
+  EXPECT_EQ(Chosen(b32k, OneNode(), dear_call), "shmpipe");
+  EXPECT_EQ(Chosen(Spec(Coll::kBroadcast, 512), OneNode(), cheap_call), "oneshot");
   // Across nodes the calibrated rendezvous shows: above the eager limit a round costs more.
   tune::CostModel eager = m;
   eager.intra.rendezvous_us = 0;
