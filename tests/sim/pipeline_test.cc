@@ -24,14 +24,8 @@ struct Replay {
 };
 
 // An allreduce of 64 KiB of doubles on `shape`.
-sched::CollSpec DoublesOn(const char* shape, int nranks) {
-  sched::CollSpec spec;
-  spec.coll = sched::Coll::kAllReduce;
-  spec.nranks = nranks;
-  spec.count = 8192;
-  spec.dtype = weftFloat64;
-  spec.nodes = Shape(shape);
-  return spec;
+sched::CollSpec DoublesOn(const char* shape) {
+  return SpecOn(sched::Coll::kAllReduce, shape, 8192, weftFloat64);
 }
 
 Replay Replayed(const sched::CollSpec& spec, const sched::Recipe& r) {
@@ -54,7 +48,7 @@ Replay Replayed(const sched::CollSpec& spec, const sched::Recipe& r) {
 // own messages for the next round: 28.2 chunked, 30.8 unchunked (the feeding pass and the
 // exchange order account for the rest of the difference).
 TEST(Pipeline, ChunksWaitOnlyForTheMessagesTheyTouch) {
-  const sched::CollSpec spec = DoublesOn("4x4", 16);
+  const sched::CollSpec spec = DoublesOn("4x4");
   sched::Recipe whole, chunked;
   std::string why;
   ASSERT_TRUE(sched::ParseRecipe("zerocopy/rexch:-4,4", &whole, &why)) << why;
@@ -73,7 +67,7 @@ TEST(Pipeline, ChunksWaitOnlyForTheMessagesTheyTouch) {
 // core, put the four-chunk composition at 32 x 64 and 64 KiB at 36.2 us against a replay of
 // 20.2, behind the unchunked one, estimated 28.5 and replayed 28.4.)
 TEST(Pipeline, TheEstimateFollowsThePipelinedReplay) {
-  const sched::CollSpec spec = DoublesOn("8x8", 64);
+  const sched::CollSpec spec = DoublesOn("8x8");
   tune::CostModel model;
   model.nodes = spec.nodes;
   model.peer_buffers_mapped = true;

@@ -171,4 +171,26 @@ std::shared_ptr<const Topology> Scrambled(int nranks, unsigned seed) {
   return std::make_shared<const Topology>(Topology::FromNodeOfRank(ids));
 }
 
+sched::CollSpec SpecOn(sched::Coll coll, const char* shape, uint64_t count, weftDataType_t dtype) {
+  sched::CollSpec spec;
+  spec.coll = coll;
+  spec.nodes = Shape(shape);
+  spec.nranks = spec.nodes->nranks;
+  spec.count = count;
+  spec.dtype = dtype;
+  return spec;
+}
+
+std::vector<int> HalvingDoubling(int n) {
+  std::vector<int> f;
+  for (int c = 1; c * 2 <= n; c *= 2) f.push_back(-2);
+  const size_t k = f.size();
+  for (size_t j = 0; j < k; ++j) f.push_back(2);
+  return f;
+}
+
+sched::Recipe Hierarchical(sched::Recipe node, sched::Recipe net) {
+  return {sched::kHierarchical, {}, 0, {std::move(node), std::move(net)}};
+}
+
 }  // namespace weft::simtest

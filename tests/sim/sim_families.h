@@ -44,5 +44,13 @@ std::string SimulateCase(const sched::CollSpec& spec, const sched::Recipe& recip
 std::shared_ptr<const Topology> Shape(const std::string& text);
 /// A placement no launcher makes: ranks dealt to nodes of sizes 1..4 in shuffled order.
 std::shared_ptr<const Topology> Scrambled(int nranks, unsigned seed);
+/// A call of coll with count elements of dtype over the placement shape ("2x3", "3+1", ...).
+sched::CollSpec SpecOn(sched::Coll coll, const char* shape, uint64_t count,
+                       weftDataType_t dtype = weftFloat64);
+
+/// rexch's factors over n ranks: radix-2 reduce_scatter steps, then the mirrored allgather.
+std::vector<int> HalvingDoubling(int n);
+/// The composition of a node level's recipe and a network level's.
+sched::Recipe Hierarchical(sched::Recipe node, sched::Recipe net);
 
 }  // namespace weft::simtest
