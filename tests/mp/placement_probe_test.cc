@@ -49,9 +49,11 @@ int main(int argc, char** argv) {
         const bool timed = probe.max_rtt_ns > 0 && probe.plain_ns > 0 && probe.stream_ns > 0 &&
                            std::isfinite(probe.plain_ns) && std::isfinite(probe.stream_ns);
         report.Case(timed, name + " times", "a round trip or handover was not timed");
-        // With one peer the verdict is that peer's comparison exactly.
+        // With one peer the verdict is that peer's comparison exactly, for a peer that does not
+        // share a cache.
         if (n == 2 && timed) {
-          const bool want = probe.stream_ns <= weft::kStreamMargin * probe.plain_ns;
+          const bool want = probe.max_rtt_ns >= weft::kSharedCacheRttNs &&
+                            probe.stream_ns <= weft::kStreamMargin * probe.plain_ns;
           report.Case(probe.stream == want, name + " rule",
                       "verdict does not follow the handover times");
         }

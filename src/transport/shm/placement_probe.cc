@@ -102,13 +102,14 @@ Status ProbePlacement(ShmSegment& seg, int timeout_s, PlacementProbe* out, const
         return weftTimeout;
       }
       out->max_rtt_ns = std::max(out->max_rtt_ns, rtt);
-      if (handover[1] / handover[0] < best_ratio) {
-        best_ratio = handover[1] / handover[0];
+      const double ratio = handover[1] / handover[0];
+      if (ratio < best_ratio) {
+        best_ratio = ratio;
         out->plain_ns = handover[0];
         out->stream_ns = handover[1];
       }
+      out->stream |= rtt >= kSharedCacheRttNs && ratio <= kStreamMargin;
     }
-    out->stream = best_ratio <= kStreamMargin;
     verdict.store(gen * 2 + (out->stream ? 1 : 0), std::memory_order_release);
     return weftSuccess;
   }

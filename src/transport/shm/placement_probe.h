@@ -20,12 +20,24 @@ struct PlacementProbe {
   // The handover (write, signal, read) of the probe block with the peer where streaming stores
   // did best against plain ones: the fastest of kTrials each.
   double plain_ns = 0, stream_ns = 0;
-  bool stream = false;  // some peer hands over faster with streaming stores (by kStreamMargin)
+  // Some peer that does not share a cache with node rank 0 (kSharedCacheRttNs) hands over
+  // faster with streaming stores (by kStreamMargin).
+  bool stream = false;
 };
 
 /// Streaming stores are chosen when their handover takes at most this fraction of the plain
 /// one's: at a tie plain stores win, since they leave the data in cache for whoever reads it.
 inline constexpr double kStreamMargin = 0.9;
+
+/// A peer whose cache-line round trip is under this shares a cache with node rank 0, and its
+/// handovers keep plain stores whatever they time. On the AMD VM in that state (96-110 ns) the
+/// 64 KiB handover's ratio went 0.71-1.48 between probes of one run, flipping the verdict four
+/// times in a weft-bench run of 1-8 MiB allreduces, while every large collective ran as fast or
+/// faster with plain stores (allreduce at 1 and 16 MiB 1.45-1.89x native against 1.19-1.58x
+/// streamed, reduce 1.49-2.20x against 1.04-1.38x: two alternated runs each of WEFT_SHM_STREAM=0
+/// and 1, bench/2026-12-05-epyc-regret/slot-stores). Distant cores measured 377-407 ns there,
+/// and 240-370 ns on the Intel VM's mesh, whose handover favours plain stores by itself.
+inline constexpr double kSharedCacheRttNs = 200;
 
 /// Collective over the segment's ranks (each must call it at the same execution): node rank 0
 /// times round trips and handovers with each peer and publishes the verdict, which every rank
