@@ -186,32 +186,5 @@ TEST(Selection, RankedForTheTunerDefaultFirstNoDuplicates) {
   }
 }
 
-// OneNodeOnly (what the tuner times whatever the model's rank) says which generators need every
-// rank on one node: those decline a call once the node's sharing is gone, the others decline it
-// as before.
-TEST(Selection, OneNodeOnlyGeneratorsAreThoseThatNeedTheNode) {
-  GenEnv node = OneNode();
-  node.zero_copy = true;
-  GenEnv apart = node;
-  apart.shared_memory = apart.single_copy = apart.zero_copy = false;
-  int one_node = 0;
-  for (const Generator* g : AllGenerators()) {
-    for (int c = 0; c < kNumColls; ++c) {
-      const Coll coll = static_cast<Coll>(c);
-      if (!g->Serves(coll)) continue;
-      const CollSpec spec = Spec(coll, 64, 4);
-      const std::vector<int> f = g->DefaultFactors(spec);
-      if (g->OneNodeOnly()) {
-        EXPECT_NE(g->Decline(spec, f, apart), "") << g->name() << " " << CollName(coll);
-        one_node += g->Decline(spec, f, node).empty();
-      } else {
-        EXPECT_EQ(g->Decline(spec, f, apart), g->Decline(spec, f, node))
-            << g->name() << " " << CollName(coll);
-      }
-    }
-  }
-  EXPECT_GT(one_node, 0);  // some served on one node: the check above saw them accept
-}
-
 }  // namespace
 }  // namespace weft::sched

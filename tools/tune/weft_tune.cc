@@ -4,8 +4,7 @@
 //                          [--top K] [--reps R] [--no-calibrate]
 //   mpiexec -n 4 weft-tune --regret [...]   the default choice against every candidate forced
 // It calibrates the cost model, then per collective and size times the default choice and the
-// top K candidates the model ranks, with every one-node recipe (persistent plans on the same
-// buffers, in turns), and keeps
+// top K candidates the model ranks (persistent plans on the same buffers, in turns) and keeps
 // the fastest per size range. It prints model-chosen against measured-best, and --regret
 // prints default/best per row and `regret: median X max Y rows N` (a rival that beat the
 // default in the sweep is timed again against it, and the row keeps that second timing).
@@ -55,8 +54,7 @@ const char kUsage[] =
     "                  alltoall, gather, scatter (default: all but gather and scatter)\n"
     "  -b, -e, -f      sizes from -b to -e bytes (count times element size), times -f\n"
     "                  (default 8, 64M, 4)\n"
-    "  --top K         candidates timed per size in the model's order, the default's first,\n"
-    "                  besides every one-node recipe (default 4)\n"
+    "  --top K         candidates timed per size besides the default choice (default 4)\n"
     "  --reps R        turns per size; the median is kept (default 9)\n"
     "  --no-calibrate  keep the model's default parameters\n"
     "  --regret        write nothing: time the default choice (with the wisdom in use) and\n"
@@ -183,24 +181,6 @@ bool Retime(Comm& comm, const CallShape& shape, const std::vector<sched::RankedR
   return true;
 }
 
-// The candidates a sweep times: every one for --regret; else the top k in the model's order
-// (the default's recipe first) and every recipe that runs only on one node's sharing, whatever
-// its rank. Selection picks those by a measured rule because the model mis-ranks them (ranking
-// every candidate by the model put the choice up to 1.6-4.7x behind the best at 2 ranks:
-// bench/2026-12-05-epyc-regret, model_ranks_all.py), and in 9 of the 21 rows above 1.15 in eight
-// regret runs with wisdom the best was a oneshot or cma the top 4 had left out.
-std::vector<sched::Recipe> Timed(const std::vector<sched::RankedRecipe>& cands, const Options& o) {
-  std::vector<sched::Recipe> out;
-  for (size_t i = 0; i < cands.size(); ++i) {
-    const sched::Recipe& r = cands[i].recipe;
-    const sched::Generator* g = r.levels.empty() ? sched::FindGenerator(r.generator) : nullptr;
-    if (o.regret || static_cast<int>(i) < o.top || (g != nullptr && g->OneNodeOnly())) {
-      out.push_back(r);
-    }
-  }
-  return out;
-}
-
 // Measures every (collective, size) point; false on a failure (already reported).
 bool Sweep(Comm& comm, const Options& o, std::vector<Row>* rows) {
   std::vector<uint64_t> sizes;
@@ -216,8 +196,9 @@ bool Sweep(Comm& comm, const Options& o, std::vector<Row>* rows) {
       if (!RootExtents(comm, shape, &ext) || ext.send + ext.recv > o.max_buffer) continue;
       std::vector<sched::RankedRecipe> cands = Candidates(comm, shape);
       if (cands.empty()) continue;
-      const std::vector<sched::Recipe> forced = Timed(cands, o);
-      const size_t k = forced.size();
+      const size_t k = o.regret ? cands.size() : std::min<size_t>(cands.size(), o.top);
+      std::vector<sched::Recipe> forced;
+      for (size_t i = 0; i < k; ++i) forced.push_back(cands[i].recipe);
       if (comm.rank == 0) {
         std::fprintf(stderr, "weft-tune: [%zu/%zu] %s %llu B: %zu recipe(s)\n", done, total,
                      sched::CollName(coll), static_cast<unsigned long long>(bytes), k);

@@ -15,7 +15,6 @@ namespace {
 class CopyInGen final : public Generator {
  public:
   const char* name() const override { return "copyin"; }
-  bool OneNodeOnly() const override { return true; }
   const char* summary() const override {
     return "shared-memory copy-in reduction in rank order; no factors; one node";
   }

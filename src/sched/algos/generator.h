@@ -49,9 +49,6 @@ class Generator {
   virtual bool Serves(Coll c) const = 0;
   /// Reduces in rank order, so non-commutative ops are served.
   virtual bool OrderPreserving() const { return false; }
-  /// Runs only with every rank on one node, through what the node shares (its segment, single
-  /// copy, mapped buffers): selection picks these by a measured rule, not by the model.
-  virtual bool OneNodeOnly() const { return false; }
   /// Factors used when a recipe names the generator without any.
   virtual std::vector<int> DefaultFactors(const CollSpec& spec) const { return {}; }
   /// "" when Generate can build spec with these factors; otherwise why not, in words.

@@ -18,7 +18,6 @@ namespace {
 class OneShotGen final : public Generator {
  public:
   const char* name() const override { return "oneshot"; }
-  bool OneNodeOnly() const override { return true; }
   const char* summary() const override {
     return "one-shot shared memory: copy in, everyone reads what it needs; no factors; one node";
   }

@@ -32,7 +32,6 @@ constexpr uint64_t kDefaultChunk = 256u << 10;
 class ShmPipelineGen final : public Generator {
  public:
   const char* name() const override { return "shmpipe"; }
-  bool OneNodeOnly() const override { return true; }
   const char* summary() const override {
     return "pipelined shared memory: publish, reduce or copy out, collect, chunk by chunk in "
            "cache; no factors; @size is the bytes published per step; one node";

@@ -21,7 +21,6 @@ namespace {
 class SingleCopyGen final : public Generator {
  public:
   const char* name() const override { return "cma"; }
-  bool OneNodeOnly() const override { return true; }
   const char* summary() const override {
     return "single copy: read the peers' send buffers directly (process_vm_readv); no factors; "
            "one node";

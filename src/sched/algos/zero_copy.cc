@@ -20,7 +20,6 @@ namespace {
 class ZeroCopyGen final : public Generator {
  public:
   const char* name() const override { return "zerocopy"; }
-  bool OneNodeOnly() const override { return true; }
   const char* summary() const override {
     return "zero copy: reduce and copy straight between weftMemAlloc buffers mapped in every "
            "peer; no factors; one node";
