@@ -101,8 +101,14 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env,
         // rows of two runs (bench/2026-12-04-model-loop); on the EPYC VM of
         // bench/2026-12-02-tuning shmpipe had won at 32 KiB by 2x. The model is the same on
         // every rank (wisdom is agreed when the communicator is made), so every rank chooses
-        // alike.
-        if (spec.coll == Coll::kAllToAll && model.handover_gbytes_per_s > 0) add("pairwise", {4});
+        // alike. Only from 32 KiB blocks, where it was measured: at 8 KiB blocks pairwise:4 was
+        // the fastest in none of eleven 2-rank regret runs on both VMs (shmpipe, oneshot or
+        // cma were), and where the model took it there it ran 1.9x behind shmpipe
+        // (bench/2026-12-05-epyc-regret, runs 3 and 6).
+        if (spec.coll == Coll::kAllToAll && model.handover_gbytes_per_s > 0 &&
+            largest / static_cast<uint64_t>(spec.nranks) >= (32u << 10)) {
+          add("pairwise", {4});
+        }
       }
       // Likewise a bcast under 64 KiB weighs single copy against the rule's pick: one
       // process_vm_readv against two copies through a slot, whose order depends on the

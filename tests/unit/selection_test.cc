@@ -74,7 +74,9 @@ TEST(Selection, CalibratedParametersKeepTheOneNodeRule) {
   fast.handover_gbytes_per_s = 200;
   EXPECT_EQ(Chosen(a2a, OneNode(), slow), "pairwise:4");
   EXPECT_EQ(Chosen(a2a, OneNode(), fast), "shmpipe");
-  EXPECT_EQ(Chosen(Spec(Coll::kAllToAll, 256), OneNode(), slow), "oneshot");  // small: the rule
+  EXPECT_EQ(Chosen(Spec(Coll::kAllToAll, 256), OneNode(), slow), "oneshot");      // small: the rule
+  EXPECT_EQ(Chosen(Spec(Coll::kAllToAll, 2048), OneNode(), slow), "shmpipe");     // 8 KiB blocks
+  EXPECT_EQ(Chosen(Spec(Coll::kAllToAll, 8192), OneNode(), slow), "pairwise:4");  // 32 KiB
   // A bcast under 64 KiB weighs single copy against the rule's pick the same way: a cheap
   // process_vm_readv call wins at 32 KiB, a costly one leaves the slots; 2 KiB stays oneshot.
   const CollSpec b32k = Spec(Coll::kBroadcast, 8192);
