@@ -31,12 +31,14 @@ inline constexpr double kStreamMargin = 0.9;
 
 /// A peer whose cache-line round trip is under this shares a cache with node rank 0, and its
 /// handovers keep plain stores whatever they time. On the AMD VM in that state (96-110 ns) the
-/// 64 KiB handover's ratio went 0.71-1.48 between probes of one run, flipping the verdict four
-/// times in a weft-bench run of 1-8 MiB allreduces, while every large collective ran as fast or
-/// faster with plain stores (allreduce at 1 and 16 MiB 1.45-1.89x native against 1.19-1.58x
-/// streamed, reduce 1.49-2.20x against 1.04-1.38x: two alternated runs each of WEFT_SHM_STREAM=0
-/// and 1, bench/2026-12-05-epyc-regret/slot-stores). Distant cores measured 377-407 ns there,
-/// and 240-370 ns on the Intel VM's mesh, whose handover favours plain stores by itself.
+/// 64 KiB handover's ratio went 0.71-1.48 between probes of one run, flipping the verdict five
+/// times in a weft-bench run of 1-8 MiB allreduces, while allreduce, reduce, allgather and
+/// alltoall ran faster with plain stores (allreduce at 1 and 16 MiB 1.45-1.89x native against
+/// 1.19-1.58x streamed, reduce 1.49-2.20x against 1.04-1.38x), reduce_scatter and gather about
+/// the same, and only bcast and scatter at 16 MiB faster streamed (by 1.0-1.5x): two alternated
+/// runs each of WEFT_SHM_STREAM=0 and 1, bench/2026-12-05-epyc-regret/slot-stores. Distant cores
+/// measured 377-407 ns there, and 240-370 ns on the Intel VM's mesh, whose handover favours plain
+/// stores by itself.
 inline constexpr double kSharedCacheRttNs = 200;
 
 /// Collective over the segment's ranks (each must call it at the same execution): node rank 0
