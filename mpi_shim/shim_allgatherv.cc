@@ -116,31 +116,36 @@ std::function<int()> Placing(const std::shared_ptr<Scattered>& place) {
 
 }  // namespace
 
+namespace weft::shim {
+
+int AllGatherV(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
+               MPI_Datatype rt, MPI_Comm comm, MPI_Request* req, const NativeFn& native) {
+  CallArgs a{};
+  std::shared_ptr<Scattered> place;
+  const char* fn = req ? "MPI_Iallgatherv" : "MPI_Allgatherv";
+  if (!AsAllgather(fn, req == nullptr, s, sn, st, r, rc, rd, rt, comm, &a, &place)) {
+    return req ? native() : RunNative(comm, native);
+  }
+  return req ? Post(a, req, native, Placing(place)) : Run(a, native, Placing(place));
+}
+
+}  // namespace weft::shim
+
 extern "C" {
 
 int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
                    MPI_Datatype rt, MPI_Comm comm) {
-  auto native = [&] { return PMPI_Allgatherv(s, sn, st, r, rc, rd, rt, comm); };
   return Guard([&] {
-    CallArgs a{};
-    std::shared_ptr<Scattered> place;
-    if (!AsAllgather("MPI_Allgatherv", true, s, sn, st, r, rc, rd, rt, comm, &a, &place)) {
-      return RunNative(comm, native);
-    }
-    return Run(a, native, Placing(place));
+    return AllGatherV(s, sn, st, r, rc, rd, rt, comm, nullptr,
+                      [&] { return PMPI_Allgatherv(s, sn, st, r, rc, rd, rt, comm); });
   });
 }
 
 int MPI_Iallgatherv(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
                     MPI_Datatype rt, MPI_Comm comm, MPI_Request* req) {
-  auto native = [&] { return PMPI_Iallgatherv(s, sn, st, r, rc, rd, rt, comm, req); };
   return Guard([&] {
-    CallArgs a{};
-    std::shared_ptr<Scattered> place;
-    if (!AsAllgather("MPI_Iallgatherv", false, s, sn, st, r, rc, rd, rt, comm, &a, &place)) {
-      return native();
-    }
-    return Post(a, req, native, Placing(place));
+    return AllGatherV(s, sn, st, r, rc, rd, rt, comm, req,
+                      [&] { return PMPI_Iallgatherv(s, sn, st, r, rc, rd, rt, comm, req); });
   });
 }
 

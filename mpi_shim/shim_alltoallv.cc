@@ -197,21 +197,34 @@ weftResult_t LaunchV(VCall& c, weftRequest_t* request) {
 
 }  // namespace
 
+namespace weft::shim {
+
+int AllToAllV(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r,
+              const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request* req,
+              const NativeFn& native) {
+  const char* fn = req ? "MPI_Ialltoallv" : "MPI_Alltoallv";
+  int err = MPI_SUCCESS;
+  std::shared_ptr<VCall> c = PrepareV(fn, req != nullptr, s, sc, sd, st, r, rc, rd, rt, comm, &err);
+  if (err != MPI_SUCCESS) return err;
+  if (c == nullptr) return req ? native() : RunNative(comm, native);
+  weftRequest_t started = nullptr;
+  const weftResult_t res = LaunchV(*c, req ? &started : nullptr);
+  if (res != weftSuccess) return Finish(res, comm, fn);
+  if (req == nullptr) return c->out.Unpack();
+  auto buf = std::make_shared<Buffers>();
+  buf->unpack = [c] { return c->out.Unpack(); };  // holds both sides until completion
+  return AddNonblocking(started, std::move(buf), comm, req);
+}
+
+}  // namespace weft::shim
+
 extern "C" {
 
 int MPI_Alltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r,
                   const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm) {
   return Guard([&] {
-    const char* fn = "MPI_Alltoallv";
-    int err = MPI_SUCCESS;
-    std::shared_ptr<VCall> c = PrepareV(fn, false, s, sc, sd, st, r, rc, rd, rt, comm, &err);
-    if (err != MPI_SUCCESS) return err;
-    if (c == nullptr) {
-      return RunNative(comm, [&] { return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm); });
-    }
-    const weftResult_t res = LaunchV(*c, nullptr);
-    if (res != weftSuccess) return Finish(res, comm, fn);
-    return c->out.Unpack();
+    return AllToAllV(s, sc, sd, st, r, rc, rd, rt, comm, nullptr,
+                     [&] { return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm); });
   });
 }
 
@@ -219,17 +232,8 @@ int MPI_Ialltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype s
                    const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm,
                    MPI_Request* req) {
   return Guard([&] {
-    const char* fn = "MPI_Ialltoallv";
-    int err = MPI_SUCCESS;
-    std::shared_ptr<VCall> c = PrepareV(fn, true, s, sc, sd, st, r, rc, rd, rt, comm, &err);
-    if (err != MPI_SUCCESS) return err;
-    if (c == nullptr) return PMPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req);
-    weftRequest_t started = nullptr;
-    const weftResult_t res = LaunchV(*c, &started);
-    if (res != weftSuccess) return Finish(res, comm, fn);
-    auto buf = std::make_shared<Buffers>();
-    buf->unpack = [c] { return c->out.Unpack(); };  // holds both sides until completion
-    return AddNonblocking(started, std::move(buf), comm, req);
+    return AllToAllV(s, sc, sd, st, r, rc, rd, rt, comm, req,
+                     [&] { return PMPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, req); });
   });
 }
 

@@ -46,6 +46,52 @@ int ReduceScatterBlock(const void* s, void* r, size_t n, MPI_Datatype dt, MPI_Op
 
 }  // namespace
 
+namespace weft::shim {
+
+int ReduceScatter(const void* s, void* r, const int counts[], MPI_Datatype dt, MPI_Op op,
+                  MPI_Comm comm, MPI_Request* req, const NativeFn& native) {
+  const char* fn = req ? "MPI_Ireduce_scatter" : "MPI_Reduce_scatter";
+  // recvcounts is the same array on every rank (MPI requires it), so this choice is shared.
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  for (int i = 1; i < size; ++i) {
+    if (counts[i] != counts[0]) {
+      NoteFallback(Fallback::kUneven, fn);
+      return req ? native() : RunNative(comm, native);
+    }
+  }
+  const CallArgs a{Kind::kReduceScatterBlock,
+                   fn,
+                   s,
+                   r,
+                   size_t(counts[0]),
+                   dt,
+                   size_t(counts[0]),
+                   dt,
+                   op,
+                   0,
+                   comm};
+  return req ? Post(a, req, native) : Run(a, native);
+}
+
+int Barrier(MPI_Comm comm, MPI_Request* req, const NativeFn& native) {
+  const char* fn = req ? "MPI_Ibarrier" : "MPI_Barrier";
+  Fallback why;
+  weftComm_t wc = CommFor(comm, &why);
+  if (!wc) {
+    NoteFallback(why, fn);
+    return req ? native() : RunNative(comm, native);
+  }
+  CountCall(fn, true);
+  if (req == nullptr) return Finish(weftBarrier(wc, nullptr), comm, fn);
+  weftRequest_t started = nullptr;
+  weftResult_t r = weftIBarrier(wc, &started);
+  if (r != weftSuccess) return Finish(r, comm, fn);
+  return AddNonblocking(started, std::make_shared<Buffers>(), comm, req);
+}
+
+}  // namespace weft::shim
+
 extern "C" {
 
 int MPI_Allreduce(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
@@ -95,32 +141,14 @@ int MPI_Reduce_scatter_block(const void* s, void* r, int n, MPI_Datatype dt, MPI
 
 int MPI_Reduce_scatter(const void* s, void* r, const int counts[], MPI_Datatype dt, MPI_Op op,
                        MPI_Comm comm) {
-  auto native = [&] { return PMPI_Reduce_scatter(s, r, counts, dt, op, comm); };
   return Guard([&] {
-    // recvcounts is the same array on every rank (MPI requires it), so this choice is shared.
-    int size = 0;
-    PMPI_Comm_size(comm, &size);
-    for (int i = 1; i < size; ++i) {
-      if (counts[i] != counts[0]) {
-        NoteFallback(Fallback::kUneven, "MPI_Reduce_scatter");
-        return RunNative(comm, native);
-      }
-    }
-    return ReduceScatterBlock(s, r, counts[0], dt, op, comm, "MPI_Reduce_scatter", native);
+    return ReduceScatter(s, r, counts, dt, op, comm, nullptr,
+                         [&] { return PMPI_Reduce_scatter(s, r, counts, dt, op, comm); });
   });
 }
 
 int MPI_Barrier(MPI_Comm comm) {
-  return Guard([&] {
-    Fallback why;
-    weftComm_t wc = CommFor(comm, &why);
-    if (!wc) {
-      NoteFallback(why, "MPI_Barrier");
-      return RunNative(comm, [&] { return PMPI_Barrier(comm); });
-    }
-    CountCall("MPI_Barrier", true);
-    return Finish(weftBarrier(wc, nullptr), comm, "MPI_Barrier");
-  });
+  return Guard([&] { return Barrier(comm, nullptr, [&] { return PMPI_Barrier(comm); }); });
 }
 
 #if MPI_VERSION >= 4

@@ -101,6 +101,34 @@ int Post(CallArgs a, MPI_Request* req, const NativeFn& native, std::function<int
 /// this rank's part of one before it joins this call), then native().
 int RunNative(MPI_Comm comm, const NativeFn& native);
 
+// The routing of the calls that are more than one Run or Post, shared by the C entry points and
+// the Fortran ones (shim_fortran_*.cc): each takes the native routine to call when weft does not
+// serve, so each binding falls back to its own MPI symbol. With req set, the nonblocking form.
+
+/// MPI_Reduce_scatter: weft's reduce_scatter where every block is alike, else native.
+int ReduceScatter(const void* s, void* r, const int counts[], MPI_Datatype dt, MPI_Op op,
+                  MPI_Comm comm, MPI_Request* req, const NativeFn& native);
+/// MPI_Barrier and MPI_Ibarrier.
+int Barrier(MPI_Comm comm, MPI_Request* req, const NativeFn& native);
+/// MPI_Allgatherv: weft's allgather where the counts are equal (shim_allgatherv.cc).
+int AllGatherV(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
+               MPI_Datatype rt, MPI_Comm comm, MPI_Request* req, const NativeFn& native);
+/// MPI_Alltoallv on weftAllToAllV (shim_alltoallv.cc).
+int AllToAllV(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r,
+              const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request* req,
+              const NativeFn& native);
+/// A persistent collective (MPI_*_init): makes the native persistent request, which native()
+/// writes into *req, and, for a call weft serves, the weft plan behind it.
+int ServePersistent(const CallArgs& a, MPI_Request* req, const NativeFn& native);
+/// A communicator constructor returned rc: every rank of the new communicator is in the call,
+/// so weft sets up on it now (nonblocking calls, which never set up, are served from the
+/// first). Returns rc.
+int Created(int rc, const MPI_Comm* made);
+/// MPI is up, on every rank (after MPI_Init or MPI_Init_thread in any binding): registers the
+/// interposer's cleanup and sets up MPI_COMM_WORLD, so that nonblocking calls on it are served
+/// from the first (shim_state.h SetUpEagerly).
+void AfterInit();
+
 /// MPI_SUCCESS, or the MPI error flow for a weft failure.
 int Finish(weftResult_t r, MPI_Comm comm, const char* fn);
 

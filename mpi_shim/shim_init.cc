@@ -4,10 +4,8 @@
 #include "shim_colls.h"
 #include "shim_state.h"
 
-namespace {
+namespace weft::shim {
 
-// MPI is up, on every rank: the interposer's cleanup is registered, and MPI_COMM_WORLD is set
-// up now so that nonblocking calls on it are served from the first (shim_state.h SetUpEagerly).
 void AfterInit() {
   weft::shim::OnInit();
   weft::shim::Guard([] {
@@ -16,19 +14,19 @@ void AfterInit() {
   });
 }
 
-}  // namespace
+}  // namespace weft::shim
 
 extern "C" {
 
 int MPI_Init(int* argc, char*** argv) {
   int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) AfterInit();
+  if (rc == MPI_SUCCESS) weft::shim::AfterInit();
   return rc;
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) AfterInit();
+  if (rc == MPI_SUCCESS) weft::shim::AfterInit();
   return rc;
 }
 

@@ -15,17 +15,16 @@ using weft::shim::Guard;
 using weft::shim::NonblockingRunning;
 using weft::shim::RunNative;
 
-namespace {
+using weft::shim::Created;
 
-// A communicator constructor returned rc: every rank of the new communicator is in the call,
-// so weft sets up on it now (nonblocking calls, which never set up, are served from the
-// first). Returns rc.
+namespace weft::shim {
+
 int Created(int rc, const MPI_Comm* made) {
-  if (rc == MPI_SUCCESS) weft::shim::SetUpEagerly(*made);
+  if (rc == MPI_SUCCESS) SetUpEagerly(*made);
   return rc;
 }
 
-}  // namespace
+}  // namespace weft::shim
 
 extern "C" {
 

@@ -66,37 +66,14 @@ int MPI_Ireduce_scatter_block(const void* s, void* r, int n, MPI_Datatype dt, MP
 
 int MPI_Ireduce_scatter(const void* s, void* r, const int counts[], MPI_Datatype dt, MPI_Op op,
                         MPI_Comm comm, MPI_Request* req) {
-  auto native = [&] { return PMPI_Ireduce_scatter(s, r, counts, dt, op, comm, req); };
   return Guard([&] {
-    // recvcounts is the same array on every rank (MPI requires it), so this choice is shared.
-    int size = 0;
-    PMPI_Comm_size(comm, &size);
-    for (int i = 1; i < size; ++i) {
-      if (counts[i] != counts[0]) {
-        NoteFallback(Fallback::kUneven, "MPI_Ireduce_scatter");
-        return native();
-      }
-    }
-    return Post({Kind::kReduceScatterBlock, "MPI_Ireduce_scatter", s, r, size_t(counts[0]), dt,
-                 size_t(counts[0]), dt, op, 0, comm},
-                req, native);
+    return ReduceScatter(s, r, counts, dt, op, comm, req,
+                         [&] { return PMPI_Ireduce_scatter(s, r, counts, dt, op, comm, req); });
   });
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* req) {
-  return Guard([&] {
-    Fallback why;
-    weftComm_t wc = CommFor(comm, &why);
-    if (!wc) {
-      NoteFallback(why, "MPI_Ibarrier");
-      return PMPI_Ibarrier(comm, req);
-    }
-    CountCall("MPI_Ibarrier", true);
-    weftRequest_t started = nullptr;
-    weftResult_t r = weftIBarrier(wc, &started);
-    if (r != weftSuccess) return Finish(r, comm, "MPI_Ibarrier");
-    return AddNonblocking(started, std::make_shared<Buffers>(), comm, req);
-  });
+  return Guard([&] { return Barrier(comm, req, [&] { return PMPI_Ibarrier(comm, req); }); });
 }
 
 }  // extern "C"

@@ -2,31 +2,19 @@
 // request weft serves is a real, never-started native persistent request (so MPI_Request_free
 // and the user's bookkeeping work on it) paired with a weft plan: MPI_Start runs the plan
 // instead. The completion calls are in shim_requests.cc.
+#include "shim_persistent.h"
+
 #include "shim_colls.h"
 #include "shim_requests.h"
 #include "shim_state.h"
-
-#if MPI_VERSION >= 4
-#define WEFT_PCOLL(name) MPI_##name##_init
-#define WEFT_PPCOLL(name) PMPI_##name##_init
-#define WEFT_HAVE_PCOLL 1
-#elif defined(OPEN_MPI)
-#include <mpi-ext.h>  // defines OMPI_HAVE_MPI_EXT_PCOLLREQ where the extension is built
-#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define WEFT_PCOLL(name) MPIX_##name##_init
-#define WEFT_PPCOLL(name) PMPIX_##name##_init
-#define WEFT_HAVE_PCOLL 1
-#endif
-#endif
 
 #ifdef WEFT_HAVE_PCOLL
 
 using namespace weft::shim;
 
-namespace {
+namespace weft::shim {
 
-// Makes the native persistent request and, for a call weft serves, the weft plan behind it.
-int Serve(const CallArgs& a, MPI_Request* req, const NativeFn& native) {
+int ServePersistent(const CallArgs& a, MPI_Request* req, const NativeFn& native) {
   Route route = Prepare(a);
   int rc = native();  // a real request in every case: MPI_Request_free and the user's
   if (rc != MPI_SUCCESS || route.comm == nullptr) return rc;  // bookkeeping work on it
@@ -43,14 +31,14 @@ int Serve(const CallArgs& a, MPI_Request* req, const NativeFn& native) {
   return MPI_SUCCESS;
 }
 
-}  // namespace
+}  // namespace weft::shim
 
 extern "C" {
 
 int WEFT_PCOLL(Allreduce)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                           MPI_Info info, MPI_Request* req) {
   return Guard([&] {
-    return Serve(
+    return ServePersistent(
         {Kind::kAllreduce, "MPI_Allreduce_init", s, r, size_t(n), dt, size_t(n), dt, op, 0, comm},
         req, [&] { return WEFT_PPCOLL(Allreduce)(s, r, n, dt, op, comm, info, req); });
   });
@@ -59,7 +47,7 @@ int WEFT_PCOLL(Allreduce)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op
 int WEFT_PCOLL(Reduce)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, int root,
                        MPI_Comm comm, MPI_Info info, MPI_Request* req) {
   return Guard([&] {
-    return Serve(
+    return ServePersistent(
         {Kind::kReduce, "MPI_Reduce_init", s, r, size_t(n), dt, size_t(n), dt, op, root, comm}, req,
         [&] { return WEFT_PPCOLL(Reduce)(s, r, n, dt, op, root, comm, info, req); });
   });
@@ -68,35 +56,37 @@ int WEFT_PCOLL(Reduce)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op
 int WEFT_PCOLL(Bcast)(void* buf, int n, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Info info,
                       MPI_Request* req) {
   return Guard([&] {
-    return Serve({Kind::kBcast, "MPI_Bcast_init", buf, buf, size_t(n), dt, size_t(n), dt,
-                  MPI_OP_NULL, root, comm},
-                 req, [&] { return WEFT_PPCOLL(Bcast)(buf, n, dt, root, comm, info, req); });
+    return ServePersistent({Kind::kBcast, "MPI_Bcast_init", buf, buf, size_t(n), dt, size_t(n), dt,
+                            MPI_OP_NULL, root, comm},
+                           req,
+                           [&] { return WEFT_PPCOLL(Bcast)(buf, n, dt, root, comm, info, req); });
   });
 }
 
 int WEFT_PCOLL(Allgather)(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
                           MPI_Comm comm, MPI_Info info, MPI_Request* req) {
   return Guard([&] {
-    return Serve({Kind::kAllgather, "MPI_Allgather_init", s, r, size_t(sn), st, size_t(rn), rt,
-                  MPI_OP_NULL, 0, comm},
-                 req,
-                 [&] { return WEFT_PPCOLL(Allgather)(s, sn, st, r, rn, rt, comm, info, req); });
+    return ServePersistent(
+        {Kind::kAllgather, "MPI_Allgather_init", s, r, size_t(sn), st, size_t(rn), rt, MPI_OP_NULL,
+         0, comm},
+        req, [&] { return WEFT_PPCOLL(Allgather)(s, sn, st, r, rn, rt, comm, info, req); });
   });
 }
 
 int WEFT_PCOLL(Alltoall)(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
                          MPI_Comm comm, MPI_Info info, MPI_Request* req) {
   return Guard([&] {
-    return Serve({Kind::kAlltoall, "MPI_Alltoall_init", s, r, size_t(sn), st, size_t(rn), rt,
-                  MPI_OP_NULL, 0, comm},
-                 req, [&] { return WEFT_PPCOLL(Alltoall)(s, sn, st, r, rn, rt, comm, info, req); });
+    return ServePersistent(
+        {Kind::kAlltoall, "MPI_Alltoall_init", s, r, size_t(sn), st, size_t(rn), rt, MPI_OP_NULL, 0,
+         comm},
+        req, [&] { return WEFT_PPCOLL(Alltoall)(s, sn, st, r, rn, rt, comm, info, req); });
   });
 }
 
 int WEFT_PCOLL(Reduce_scatter_block)(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op,
                                      MPI_Comm comm, MPI_Info info, MPI_Request* req) {
   return Guard([&] {
-    return Serve(
+    return ServePersistent(
         {Kind::kReduceScatterBlock, "MPI_Reduce_scatter_block_init", s, r, size_t(n), dt, size_t(n),
          dt, op, 0, comm},
         req, [&] { return WEFT_PPCOLL(Reduce_scatter_block)(s, r, n, dt, op, comm, info, req); });
