@@ -47,7 +47,7 @@ bool RouteReduction(const CallArgs& a, const TypeShape& shape, Route* route, Fal
     *why = Fallback::kDatatype;
     return false;
   }
-  if (!ReductionOp(a.op, &o)) {
+  if (!ReductionOp(a.op, &o) || (a.op != MPI_SUM && SumOnly(shape.basic))) {
     *why = Fallback::kOp;
     return false;
   }

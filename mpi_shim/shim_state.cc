@@ -3,6 +3,7 @@
 #include <atomic>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "core/log.h"
 #include "core/params.h"
@@ -164,6 +165,48 @@ void SetUpEagerly(MPI_Comm comm) {
   CommFor(comm, &why);
 }
 
+namespace {
+
+// Fortran's named integer and real types, whose widths are the MPI build's (MPI_INTEGER and
+// MPI_REAL are 4 bytes with gfortran's defaults), and the complex types, whose elements weft
+// sums as pairs of reals (SumOnly): weft's type for each by its size, looked up once. A type
+// this MPI lacks is MPI_DATATYPE_NULL, whose size query fails.
+bool SizedReductionType(MPI_Datatype t, weftDataType_t* out) {
+  struct Sized {
+    MPI_Datatype mpi;
+    weftDataType_t weft;
+  };
+  static const std::vector<Sized> kSized = [] {
+    std::vector<Sized> v;
+    auto add = [&v](MPI_Datatype m, bool real, int parts) {
+      int size = 0;
+      if (m == MPI_DATATYPE_NULL || PMPI_Type_size(m, &size) != MPI_SUCCESS) return;
+      const int width = size / parts;
+      if (real && width == 4) v.push_back({m, weftFloat32});
+      if (real && width == 8) v.push_back({m, weftFloat64});
+      if (!real && width == 1) v.push_back({m, weftInt8});
+      if (!real && width == 4) v.push_back({m, weftInt32});
+      if (!real && width == 8) v.push_back({m, weftInt64});
+    };
+    for (MPI_Datatype m : {MPI_INTEGER, MPI_INTEGER1, MPI_INTEGER4, MPI_INTEGER8}) add(m, false, 1);
+    for (MPI_Datatype m : {MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8}) add(m, true, 1);
+    for (MPI_Datatype m : {MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_COMPLEX8, MPI_COMPLEX16,
+                           MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX}) {
+      add(m, true, 2);
+    }
+    return v;
+  }();
+  for (const Sized& s : kSized) {
+    if (t == s.mpi) {
+      *out = s.weft;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 bool ReductionType(MPI_Datatype t, weftDataType_t* out) {
   static const struct {
     MPI_Datatype mpi;
@@ -185,13 +228,23 @@ bool ReductionType(MPI_Datatype t, weftDataType_t* out) {
   }
   // long is 64-bit on LP64 systems (the only ones weft builds for).
   static_assert(sizeof(long) == 8, "weft assumes LP64");
-  if (t == MPI_LONG)
+  if (t == MPI_LONG) {
     *out = weftInt64;
-  else if (t == MPI_UNSIGNED_LONG)
+    return true;
+  }
+  if (t == MPI_UNSIGNED_LONG) {
     *out = weftUint64;
-  else
-    return false;
-  return true;
+    return true;
+  }
+  return SizedReductionType(t, out);
+}
+
+bool SumOnly(MPI_Datatype t) {
+  for (MPI_Datatype c : {MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_COMPLEX8, MPI_COMPLEX16,
+                         MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX}) {
+    if (t == c) return true;
+  }
+  return false;
 }
 
 bool ReductionOp(MPI_Op op, weftRedOp_t* out) {

@@ -44,8 +44,12 @@ weftComm_t CommFor(MPI_Comm comm, Fallback* why, bool set_up = true);
 /// WEFT_SHIM_EAGER_SETUP=0.
 void SetUpEagerly(MPI_Comm comm);
 
-/// weft's type for a reduction over basic MPI datatype t (named integer and float types).
+/// weft's type for a reduction over basic MPI datatype t: C's and Fortran's named integer and
+/// real types, and the complex ones as pairs of reals (SumOnly).
 bool ReductionType(MPI_Datatype t, weftDataType_t* out);
+/// Whether weft reduces t with MPI_SUM only (complex types: their product is not elementwise,
+/// and MPI defines no MAX or MIN for them).
+bool SumOnly(MPI_Datatype t);
 /// weft's op for a predefined MPI op (SUM, PROD, MAX, MIN).
 bool ReductionOp(MPI_Op op, weftRedOp_t* out);
 /// Turns a weft failure into MPI's error flow: calls comm's error handler, returns its code.
