@@ -41,7 +41,7 @@ weft_parse_mpi() {  # sets WEFT_MPI from --mpi NAME, WEFT_SANITIZE from --saniti
 }
 
 weft_install_deps() {
-  local pkgs=(cmake g++ make pkg-config libgtest-dev python3-matplotlib python3-mpi4py python3-numpy)
+  local pkgs=(cmake g++ gfortran make pkg-config libgtest-dev python3-matplotlib python3-mpi4py python3-numpy)
   if [ "$WEFT_MPI" = openmpi ]; then pkgs+=(openmpi-bin libopenmpi-dev); else pkgs+=(mpich libmpich-dev); fi
   weft_install_pkgs "${pkgs[@]}"
 }
