@@ -68,6 +68,13 @@ Cost CompileCost(const weft::sched::CollSpec& spec, int iters, bool shared_memor
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h"))) {
+    std::printf(
+        "usage: mpiexec -n 2 weft-compile-bench [--iters N]\n"
+        "  what compiling a schedule costs (select, build, lower) at P = 128 and 4096, and\n"
+        "  against one 8-byte execution at the run's rank count (default 2000 iterations)\n");
+    return 0;
+  }
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1, iters = 2000;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -27,6 +27,13 @@ double Rate(size_t bytes_moved, int reps, F&& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::printf(
+        "usage: weft-kernel-bench [--reps N]\n"
+        "  one core's GB/s for memcpy, weft's streaming copy and its two-input reduce kernels\n"
+        "  at 64 KiB, 256 KiB and 64 MiB (--reps multiplies the repetitions)\n");
+    return 0;
+  }
   int reps_scale = 1;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--reps") reps_scale = std::max(1, std::atoi(argv[i + 1]));

@@ -2,7 +2,7 @@
 """Plot weft-bench CSV output: log-log time vs per-rank bytes, one line per implementation
 (and per place when both in-place and out-of-place were measured), one panel per collective.
 
-usage: plot_bench.py RESULTS.csv OUT.png [--title TEXT]
+usage: plot_bench.py (installed: weft-bench-plot) RESULTS.csv OUT.png [--title TEXT]
 """
 import csv
 import sys
@@ -15,6 +15,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def main(argv):
+    if "--help" in argv or "-h" in argv:
+        print(__doc__)
+        return 0
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2

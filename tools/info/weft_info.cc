@@ -93,10 +93,12 @@ int main(int argc, char** argv) {
     return backend_ok ? 0 : 1;
   }
   if (argc > 1) {
-    std::fprintf(stderr,
+    const bool help = std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0;
+    std::fprintf(help ? stdout : stderr,
                  "usage: weft-info [--env-markdown | --ir-markdown | --topology FILE | "
-                 "--devices | --wisdom FILE]\n");
-    return 2;
+                 "--devices | --wisdom FILE]\n"
+                 "  without flags: version, build options and every WEFT_* variable's value\n");
+    return help ? 0 : 2;
   }
   std::printf("weft build\n");
   for (const auto& [k, v] : weft::BuildInfo()) std::printf("  %-14s %s\n", k.c_str(), v.c_str());

@@ -121,6 +121,14 @@ static void Measure(Coll f, void* s, void* r, int n, int iters, double* native, 
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    printf(
+        "usage: weftrun -n 2 weft-shim-latency [MAX_BYTES [ITERS]]\n"
+        "  OSU-style latency of the collectives through weft's interposer and natively (PMPI)\n"
+        "  in the same run, up to MAX_BYTES per rank (default 1 MiB), ITERS calls per size at\n"
+        "  8 B (default 1000; fewer at larger sizes)\n");
+    return 0;
+  }
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
