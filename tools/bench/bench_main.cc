@@ -1,5 +1,6 @@
-// weft-bench: the native MPI routine and weft side by side, in one run, on the same rotated
-// buffers, with nccl-tests' columns (time, algbw, busbw, #wrong) and the speedup.
+// weft-bench: the native MPI routine and weft side by side, in one run, on the same buffers
+// (rotated out of cache, or with --buffers hot one set reused), with nccl-tests' columns
+// (time, algbw, busbw, #wrong) and the speedup.
 //   mpiexec -n 2 weft-bench allreduce -b 8 -e 64M -f 2 -d double -o sum --csv out.csv
 #include <unistd.h>
 
@@ -56,7 +57,8 @@ bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place,
              std::vector<Record>* out, Record* native_rec, Record* weft_rec, bool* native_ran) {
   const size_t es = weft::TypeSize(x.type);
   const size_t per_set = std::max<size_t>(1, in_place ? s.buf_bytes : s.send_bytes + s.recv_bytes);
-  size_t sets = std::clamp<size_t>((RotationBytes() + per_set - 1) / per_set, 1, 32);
+  size_t sets =
+      o.hot_buffers ? 1 : std::clamp<size_t>((RotationBytes() + per_set - 1) / per_set, 1, 32);
   auto line = [](size_t n) { return (n + 63) / 64 * 64; };
   std::vector<BufferSet> bufs(sets);
   size_t carved = 0;

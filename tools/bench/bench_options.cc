@@ -37,6 +37,9 @@ void Usage() {
       "                     blocks of -n calls back to back, time / n (default call)\n"
       "      --cold BYTES   call timing: before each call every rank writes BYTES of\n"
       "                     other memory (a compute phase), so calls start cold (default 0)\n"
+      "      --buffers hot|rotate  hot: one buffer per size, reused by every call (as\n"
+      "                     OSU, IMB and nccl-tests); rotate: calls cycle through buffers\n"
+      "                     spanning twice the last-level cache (default rotate)\n"
       "      --csv FILE     one row per (size, place, implementation)\n"
       "      --json FILE    the same records as JSON\n"
       "      --memory host|device|shared  device: buffers in device memory of the\n"
@@ -184,7 +187,10 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       o->check = check != 0;
     } else if (a == "--cold")
       ok = ParseSize(v, &o->cold_bytes);
-    else if (a == "--timing") {
+    else if (a == "--buffers") {
+      o->hot_buffers = v == "hot";
+      ok = v == "hot" || v == "rotate";
+    } else if (a == "--timing") {
       o->loop = v == "loop";
       ok = v == "loop" || v == "call";
     } else if (a == "--overlap-compute") {

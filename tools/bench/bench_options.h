@@ -44,6 +44,10 @@ struct Options {
   /// cache line of BYTES of other memory, as a compute phase between collectives would, so
   /// the call starts with cold caches and TLB. 0: off.
   size_t cold_bytes = 0;
+  /// --buffers hot: one buffer set per size, reused by every call (OSU, IMB, nccl-tests and a
+  /// solver's loop); rotate: calls cycle through sets spanning twice the last-level cache, so
+  /// every call starts with its buffers out of cache (default).
+  bool hot_buffers = false;
   bool out_of_place = true, in_place = true;
   std::string csv, json;
   bool device_memory = false;  // --memory device: the device experiment (bench_device.h)

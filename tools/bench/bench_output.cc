@@ -16,6 +16,11 @@ void PrintTableHeader(FILE* f, const Ctx& x, const Options& o, const std::string
                  "# calls: nonblocking on both sides (post, then wait: MPI_I... + MPI_Wait, "
                  "weftI... + weftRequestWait)\n");
   }
+  std::fprintf(
+      f, "%s",
+      o.hot_buffers
+          ? "# buffers: hot, one set per size reused by every call (OSU, IMB, nccl-tests)\n"
+          : "# buffers: rotated through twice the last-level cache, every call cold\n");
   if (o.cold_bytes > 0) {
     std::fprintf(f, "# cold: every rank writes %zu bytes of other memory before each call\n",
                  o.cold_bytes);
