@@ -53,7 +53,8 @@ weft_install_pkgs() {  # PKG...: installs those of Debian's packages that are mi
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  echo "== installing: ${missing[*]}"
+  echo "== installing: ${missing[*]} (log: /tmp/weft-apt.log)"
+  local t0=$SECONDS
   local sudo=""
   [ "$(id -u)" -ne 0 ] && sudo=sudo
   $sudo apt-get update -qq
@@ -62,20 +63,58 @@ weft_install_pkgs() {  # PKG...: installs those of Debian's packages that are mi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${extra[@]}" "${missing[@]}" \
     > /tmp/weft-apt.log 2>&1 ||
     { cat /tmp/weft-apt.log; echo "apt-get install failed" >&2; exit 1; }
+  weft_phase_done "install ${#missing[@]} packages" $t0
 }
 
 weft_build() {
-  echo "== building weft against $WEFT_MPI in $WEFT_BUILD"
-  local type=Release
+  echo "== building weft against $WEFT_MPI in $WEFT_BUILD (log: $WEFT_BUILD.build.log)"
+  local type=Release t0=$SECONDS
   [ -n "${WEFT_SANITIZE:-}" ] && type=RelWithDebInfo
   cmake -S "$WEFT_ROOT" -B "$WEFT_BUILD" -DCMAKE_BUILD_TYPE=$type -DWEFT_SANITIZE="${WEFT_SANITIZE:-}" \
     -DMPI_C_COMPILER="$WEFT_MPICC" -DMPIEXEC_EXECUTABLE="$WEFT_MPIEXEC" ${WEFT_CMAKE_ARGS:-} \
     > "$WEFT_BUILD.configure.log" 2>&1 ||
     { cat "$WEFT_BUILD.configure.log"; exit 1; }
   # WEFT_TARGETS: build only these targets (the sanitizer runs need only their tests).
-  cmake --build "$WEFT_BUILD" -j "$(nproc)" ${WEFT_TARGETS:+--target $WEFT_TARGETS} \
-    > "$WEFT_BUILD.build.log" 2>&1 ||
-    { grep -E -A3 "error|Error" "$WEFT_BUILD.build.log" | head -60; exit 1; }
+  # make's percentage lines show progress; the whole output goes to the log.
+  local rc=0
+  cmake --build "$WEFT_BUILD" -j "$(nproc)" ${WEFT_TARGETS:+--target $WEFT_TARGETS} 2>&1 |
+    tee "$WEFT_BUILD.build.log" | weft_progress || rc=$?
+  if [ "$rc" -ne 0 ]; then  # callers set pipefail: make's status, not the filter's
+    # The compiler's own output in full: every line but make's progress lines.
+    grep -v -E '^\[ *[0-9]+%\] (Building|Linking|Built|Generating)|^(Scanning|Consolidate)' \
+      "$WEFT_BUILD.build.log" | tail -200
+    echo "build failed (full log: $WEFT_BUILD.build.log)" >&2
+    exit 1
+  fi
+  weft_phase_done "build ($WEFT_MPI${WEFT_SANITIZE:+, $WEFT_SANITIZE})" $t0
+}
+
+weft_progress() {  # filters make's "[ 42%] Building ..." lines into progress: one line
+  # rewritten in place on a terminal, else a line at every 10%
+  local line pct last=-1
+  while IFS= read -r line; do
+    [[ $line =~ ^\[\ *([0-9]+)%\] ]] || continue
+    pct=${BASH_REMATCH[1]}
+    if [ -t 1 ]; then
+      printf '\r   %3d%% %-70.70s' "$pct" "${line#*] }"
+    elif [ $((pct / 10)) -ne $((last / 10)) ] || [ "$last" -lt 0 ]; then
+      echo "   $pct%"
+    fi
+    last=$pct
+  done
+  [ -t 1 ] && printf '\r%80s\r' ""
+  return 0
+}
+
+WEFT_PHASES=()
+weft_phase_done() {  # NAME T0: records that phase NAME, begun at $SECONDS T0, is done
+  WEFT_PHASES+=("$1: $(($SECONDS - $2)) s")
+}
+
+weft_phase_report() {  # prints each recorded phase's time
+  [ ${#WEFT_PHASES[@]} -eq 0 ] && return 0
+  local IFS=';'
+  echo "== time: ${WEFT_PHASES[*]}" | sed 's/;/; /g'
 }
 
 weft_valgrind_rank() {  # DIR RANK VALGRIND_ARGS...: writes DIR/wrap.sh, which runs the program

@@ -18,6 +18,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 weft_parse_mpi "$@"
+trap weft_phase_report EXIT
 # Tests pin their settings: a wisdom file at the default location (weft-tune) would change the
 # default choices some of them check. mp.wisdom.np2 names its own files.
 export WEFT_WISDOM="${WEFT_WISDOM:-none}"
@@ -36,6 +37,7 @@ case "$WEFT_SANITIZE" in
     weft_build
     echo "== testing ($WEFT_MPI, ASan + UBSan)"
     cd "$WEFT_BUILD"
+    t0=$SECONDS
     if [ ${#WEFT_ARGS[@]} -gt 0 ]; then
       ctest --output-on-failure --timeout 900 "${WEFT_ARGS[@]}"
     else
@@ -43,13 +45,16 @@ case "$WEFT_SANITIZE" in
       ctest --output-on-failure --timeout 900 -j 2 \
         -R 'mp\.(coll_matrix\.np[23]$|coll_matrix\.np4\.vnodes2rr\.nodeshm|bad_input|plan\.np[23]$|nonblocking\.np[23]$|groups\.np3|vcolls\.np3|vcolls\.np5\.vnodes2rr|faults|dead_peer\.np|large|progress_thread\.np2|gather_scatter\.np5\.(tree3|cma|oneshot))|NodeAllToAllV'
     fi
+    weft_phase_done "tests" $t0
     ;;
   thread)
     export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
     WEFT_TARGETS=weft_unit weft_build
     echo "== testing ($WEFT_MPI, TSan)"
     cd "$WEFT_BUILD"
+    t0=$SECONDS
     ctest --output-on-failure --timeout 900 -j 2 -L unit "${WEFT_ARGS[@]}"
+    weft_phase_done "tests" $t0
     ;;
   *)
     # The torch backend's tests need Debian's torch (without its desktop recommends), and
@@ -58,6 +63,8 @@ case "$WEFT_SANITIZE" in
     WEFT_CMAKE_ARGS="${WEFT_CMAKE_ARGS:-} -DWEFT_WITH_TORCH=ON" weft_build
     echo "== testing ($WEFT_MPI)"
     cd "$WEFT_BUILD"
+    t0=$SECONDS
     ctest --output-on-failure --timeout 900 "${WEFT_ARGS[@]}"
+    weft_phase_done "tests" $t0
     ;;
 esac
