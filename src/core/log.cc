@@ -67,7 +67,7 @@ void ConfigureLocked() {
   const Params& p = PeekParams();
   LogConfig cfg;
   if (!ParseLogLevel(p.WEFT_DEBUG, &cfg.level)) {
-    std::fprintf(stderr, "weft WARN ENV WEFT_DEBUG=%s is not NONE/WARN/INFO/TRACE; using WARN\n",
+    std::fprintf(stderr, "weft WARN WEFT_DEBUG=%s is not NONE/WARN/INFO/TRACE; using WARN [ENV]\n",
                  p.WEFT_DEBUG.c_str());
   }
   cfg.mask = ParseSubsysMask(p.WEFT_DEBUG_SUBSYS);
@@ -77,7 +77,7 @@ void ConfigureLocked() {
     if (f != nullptr) {
       cfg.out = f;
     } else {
-      std::fprintf(stderr, "weft WARN ENV cannot open WEFT_DEBUG_FILE %s; logging to stderr\n",
+      std::fprintf(stderr, "weft WARN cannot open WEFT_DEBUG_FILE %s; logging to stderr [ENV]\n",
                    path.c_str());
     }
   }
@@ -118,8 +118,8 @@ uint32_t ParseSubsysMask(const std::string& text) {
   static const struct {
     const char* name;
     uint32_t bit;
-  } kNames[] = {{"INIT", kInit}, {"COLL", kColl}, {"TOPO", kTopo},
-                {"PLAN", kPlan}, {"ENV", kEnv},   {"SHIM", kShim}, {"DEVICE", kDevice}, {"ALL", kAll}};
+  } kNames[] = {{"INIT", kInit}, {"COLL", kColl}, {"TOPO", kTopo},     {"PLAN", kPlan},
+                {"ENV", kEnv},   {"SHIM", kShim}, {"DEVICE", kDevice}, {"ALL", kAll}};
   bool exclude = !text.empty() && text[0] == '^';
   uint32_t mask = 0;
   size_t pos = exclude ? 1 : 0;
@@ -185,9 +185,11 @@ void LogLine(LogLevel level, uint32_t subsys, const char* file, int line, const 
     if (*p == '/') base = p + 1;
   }
   std::lock_guard<std::mutex> lk(g_mu);
-  std::fprintf(g_cfg.out, "%s:%d:%ld [%d] weft %s %s %s (%s:%d)\n", host, getpid(),
-               static_cast<long>(syscall(SYS_gettid)), g_rank.load(), LevelName(level),
-               SubsysName(subsys), msg, base, line);
+  // NCCL's order: who and how grave, then the text a user acts on, then where in weft it was
+  // said (subsystem and source line), for a bug report.
+  std::fprintf(g_cfg.out, "%s:%d:%ld [%d] weft %s %s [%s %s:%d]\n", host, getpid(),
+               static_cast<long>(syscall(SYS_gettid)), g_rank.load(), LevelName(level), msg,
+               SubsysName(subsys), base, line);
   std::fflush(g_cfg.out);
 }
 
