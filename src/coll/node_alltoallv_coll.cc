@@ -55,7 +55,7 @@ bool CommUsesNodeAllToAllV(Comm& comm) {
     // 2 x 2 it keeps pairwise, where node-aware alltoallv measured 0.25-1.0x of MPI_Alltoallv
     // on virtual nodes and 0.72-1.03x across two namespace hosts; from 3 nodes it picks nodea2a,
     // which lost on this oversubscribed 2-core machine too (0.56-0.97x on 3 hosts x 2:
-    // bench/2026-12-03-alltoallv); its gain, fewer network messages, needs a real network.
+    // bench/hierarchy/alltoallv); its gain, fewer network messages, needs a real network.
     CollArgs a2a =
         MakeArgs(CollKind::kAllToAll, nullptr, nullptr, kProbeBlockBytes, weftUint8, weftSum, 0);
     SelectionInput in;

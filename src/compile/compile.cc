@@ -13,7 +13,7 @@ namespace weft::sched {
 
 // Where oneshot (one copy in, one pass out) stops beating shmpipe, by the largest buffer of
 // the call. Measured at 2 ranks in two runs of weft-tune --regret -b 4 -e 64M -f 4
-// (bench/2026-12-02-tuning/oneshot-cutoff): at a largest buffer of 8 KiB oneshot beat shmpipe
+// (bench/tuning/first-regret/oneshot-cutoff): at a largest buffer of 8 KiB oneshot beat shmpipe
 // by 1.14-1.32x for reduce_scatter, allgather and alltoall (4 KiB blocks), and at 16 KiB by 1.11x
 // (bcast) and 1.27-1.36x (reduce), whose ranks read one peer's buffer at most; allreduce at 16 KiB
 // went either way (1.41x, 1.0x), so it keeps 4 KiB (docs/intra-node.md's measurement).
@@ -63,7 +63,7 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env,
   // Where the ranks do not share a cache and slots are streamed, shmpipe wins instead: 2.3-2.6x
   // native at 64 KiB-16 MiB in a run of WEFT_RECIPE=shmpipe WEFT_DEBUG=INFO weft-bench
   // broadcast -b 64K -e 16M -f 4 whose probe said 387 ns, where cma ran 0.80-1.7x in the runs
-  // of scripts/bench-slot-stores.sh without a shared cache (bench/2026-12-01-cache-distance).
+  // of scripts/bench-slot-stores.sh without a shared cache (bench/intra-node/cache-distance).
   if (env.shared_memory) {
     if (env.zero_copy) add("zerocopy", {});
     const uint64_t largest = std::max(SendBytes(spec, spec.root), RecvBytes(spec, spec.root));
@@ -74,7 +74,7 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env,
     // A calibrated model was tried here for allreduce above oneshot's cut-off (ranking
     // shmpipe against ring and rexch). Their order does not hold between runs on this
     // machine: at 8 MiB, 2 ranks, shmpipe 1430 us against ring 1942 in one sweep and ring 931
-    // against shmpipe 1175 in the next, minutes later (bench/2026-12-02-tuning/2ranks-openmpi,
+    // against shmpipe 1175 in the next, minutes later (bench/tuning/first-regret/2ranks-openmpi,
     // regret-calibrated and regret-wisdom). So the rule stays, and per-machine winners are
     // wisdom's to record.
     // Gather and scatter have no shmpipe (shm_pipeline.cc): above oneshot's cut-off a scatter's
@@ -98,13 +98,13 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env,
         // depends on how fast lines move between the cores, which the handover rate measures.
         // On the Xeon VM, pairwise:4 beat shmpipe by 1.2-1.9x from 32 KiB to 32 MiB in every
         // regret run, and the calibrated model ranked the two in the measured order in all 12
-        // rows of two runs (bench/2026-12-04-model-loop); on the EPYC VM of
-        // bench/2026-12-02-tuning shmpipe had won at 32 KiB by 2x. The model is the same on
+        // rows of two runs (bench/tuning/model-loop); on the EPYC VM of
+        // bench/tuning/first-regret shmpipe had won at 32 KiB by 2x. The model is the same on
         // every rank (wisdom is agreed when the communicator is made), so every rank chooses
         // alike. Only from 32 KiB blocks, where it was measured: at 8 KiB blocks pairwise:4 was
         // the fastest in none of eleven 2-rank regret runs on both VMs (shmpipe, oneshot or
         // cma were), and where the model took it there it ran 1.9x behind shmpipe
-        // (bench/2026-12-05-epyc-regret, runs 3 and 6).
+        // (bench/tuning/regret-epyc, runs 3 and 6).
         if (spec.coll == Coll::kAllToAll && model.handover_gbytes_per_s > 0 &&
             largest / static_cast<uint64_t>(spec.nranks) >= (32u << 10)) {
           add("pairwise", {4});
@@ -113,9 +113,9 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env,
       // Likewise a bcast under 64 KiB weighs single copy against the rule's pick: one
       // process_vm_readv against two copies through a slot, whose order depends on the
       // calibrated single-copy call and handover rates. On the Xeon VM cma beat shmpipe at
-      // 32 KiB by 1.4-1.7x in all four regret runs (bench/2026-12-04-regret-xeon,
+      // 32 KiB by 1.4-1.7x in all four regret runs (bench/tuning/regret-xeon,
       // -alltoall-model), the calibrated model's worst row there, and the model ranked the two
-      // in that order; on the EPYC VM of bench/2026-12-02-tuning cma had lost to oneshot there
+      // in that order; on the EPYC VM of bench/tuning/first-regret cma had lost to oneshot there
       // by 2.2x, before single_copy_us was calibrated.
       if (spec.coll == Coll::kBroadcast && model.handover_gbytes_per_s > 0 && !env.slots_streamed) {
         add("cma", {});

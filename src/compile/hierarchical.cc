@@ -262,7 +262,7 @@ std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& e
       // Chunked only with zerocopy: [cma/rexch:-2,2]@64K ran 0.49-0.97x native at 4 ranks from
       // 256 KiB to 4 MiB, on the namespace cluster (10 Gbit/s) and on 2 virtual nodes, where the
       // unchunked one ran 0.82-1.28x; at 32 x 64 weft-sim puts the cma level behind shmpipe at
-      // every size (bench/2026-12-04-cma-node-level).
+      // every size (bench/hierarchy/cma-node-level).
       if (chunk > 0 && moved >= kMinPipelinedChunk && !env.oversubscribed && zero_copy_node) {
         offer(peer_level, pipelined, chunk);
       }

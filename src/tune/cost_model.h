@@ -55,9 +55,9 @@ struct CostModel {
   double counter_wait_us = 0.15;  // a node counter seen from another core (cache line)
   /// Per call on every rank: what a call costs beyond the messages, copies and reduces of its
   /// program (starting the execution, the interpreter, completion); 0 uncalibrated. Measured
-  /// on the Xeon VM: 0.30-0.34 us at 2 ranks (bench/2026-12-04-call-overhead), where the model
+  /// on the Xeon VM: 0.30-0.34 us at 2 ranks (bench/tuning/call-overhead), where the model
   /// had put every 8-byte exchange collective at 0.4-0.6x its measured time
-  /// (bench/2026-12-04-regret-xeon, sim-vs-measured.txt).
+  /// (bench/tuning/regret-xeon, sim-vs-measured.txt).
   double call_overhead_us = 0.0;
   double copy_gbytes_per_s = 10.0;   // buffers from memory
   double reduce_gbytes_per_s = 6.0;  // bytes read by a reduce, buffers from memory
@@ -69,11 +69,11 @@ struct CostModel {
   /// cores at handover_gbytes_per_s; from 16 MiB both at the rates above; log-linearly between
   /// (0: the rates above at every size). Measured on the Xeon VM (both ranks at once): memcpy
   /// 32-36 GB/s to a 1 MiB working set, 22 at 2 MiB, 12-13 at 4-32 MiB
-  /// (bench/2026-12-04-model-cache/probes/copy_sweep); weft's fp32 reduce 40-68 in cache, 10
+  /// (bench/tuning/model-cache/probes/copy_sweep); weft's fp32 reduce 40-68 in cache, 10
   /// out (weft-tune, the wisdom files there and in -model-loop). A copy inside one rank's cache
   /// stays at copy_gbytes_per_s: pricing those at the cached memcpy rate put the point-to-point
   /// schedules further below their measured times at 2 ranks (an intermediate build: 128 of 200
-  /// rows within 1.5x, against 144 without; bench/2026-12-04-model-cache).
+  /// rows within 1.5x, against 144 without; bench/tuning/model-cache).
   double compute_cached_bytes = 0;
   double reduce_cached_gbytes_per_s = 0;
   /// Copies and reduces that touch memory another rank touches in the call (a slot of the node
@@ -94,18 +94,18 @@ struct CostModel {
   /// A single copy's rate out of cache (process_vm_readv from a node peer's buffer; log-linear
   /// from handover_gbytes_per_s in cache where that is calibrated, else at every size; 0:
   /// copy_gbytes_per_s). Measured on the Xeon VM: 5.1-6.0 GB/s from 16 MiB in two runs, where
-  /// memcpy ran 12-21 on one core (bench/2026-12-04-wake/probes/cma_read); the default since the
+  /// memcpy ran 12-21 on one core (bench/tuning/wake/probes/cma_read); the default since the
   /// cma node level (with the copy rate, the model put [cma/rexch:-2,2]@128K first at 2 x 2
   /// ranks, 10 Gbit/s and 2 MiB; measured at 4 ranks there and on 2 virtual nodes, pipelined
   /// cma ran 0.49-0.97x native from 256 KiB where shmpipe/rexch:-2,2 ran 0.86-1.57x:
-  /// bench/2026-12-04-cma-node-level).
+  /// bench/hierarchy/cma-node-level).
   double single_copy_gbytes_per_s = 5.0;
   /// When a machine's ranks outnumber its cores: what a rank that blocked (waiting on a peer's
   /// message or counter) waits, after what it waited for has come, for a core to run on again
   /// (0: every rank has a core, the value weft-tune writes there). Calibrated as an 8-byte
   /// exchange loop with every pair of the machine's ranks at once against one pair alone:
   /// 1.5-3.1 us at 4 ranks on the 2-core Xeon VM, where the model without it put the 4-rank
-  /// point-to-point rows at 0.2-0.5x their measured time (bench/2026-12-04-wake).
+  /// point-to-point rows at 0.2-0.5x their measured time (bench/tuning/wake).
   double wake_us = 0;
   std::shared_ptr<const Topology> nodes;  // which rank is on which node (null: all on one)
 
@@ -144,7 +144,7 @@ struct CostModel {
 /// memory (a slot, a node peer's buffer), or a destination that the program also sends to a
 /// node peer (in a loop of calls the peer read those lines last time, by single copy or through
 /// MPI's shared memory, so each write takes them back). A copy from a peer's buffer adds
-/// single_copy_us. Measured on the Xeon VM (bench/2026-12-04-model-cache/probes/
+/// single_copy_us. Measured on the Xeon VM (bench/tuning/model-cache/probes/
 /// exchange_after_copy): an MPI exchange of 64 KiB took 8.2 us clean, 20.9 with a memcpy into
 /// its send buffer timed with it, 12.7 with that memcpy done before.
 class ComputePricer {

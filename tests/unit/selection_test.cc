@@ -26,7 +26,7 @@ GenEnv OneNode() {
   return e;
 }
 
-// Parameters of the order weft-tune measured at 2 ranks (bench/2026-12-02-tuning).
+// Parameters of the order weft-tune measured at 2 ranks (bench/tuning/first-regret).
 tune::CostModel Calibrated() {
   tune::CostModel m;
   m.intra = {0.4, 12.0, 4032, 3.2, 8u << 20, 18.0};

@@ -104,8 +104,8 @@ void MeasureTier(MPI_Comm comm, int me, int a, int b, double out[7]) {
   }
   // The bytes explain what the exchanges measured at that size: these sizes stay in cache.
   // (Explained at the memory rate, 3.3 GB/s on the Xeon VM, Open MPI's step at 4 KiB, about
-  // 1 us in a plain ping-pong (bench/2026-12-04-call-overhead/eager), shrank below the
-  // threshold: eager_bytes 0 in all three wisdom files of bench/2026-12-04-regret-xeon.)
+  // 1 us in a plain ping-pong (bench/tuning/call-overhead/eager), shrank below the
+  // threshold: eager_bytes 0 in all three wisdom files of bench/tuning/regret-xeon.)
   tune::LinkTier measured;
   measured.gbytes_per_s = bw;
   measured.cached_bytes = out[4];

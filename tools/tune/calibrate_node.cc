@@ -139,7 +139,7 @@ double ExchangeLoopUs(MPI_Comm comm, int peer, int iters) {
 // Exchanges, as a collective's rounds run (every rank sends and waits at once): on the Xeon VM a
 // loop of them took 2.0-3.2 us loaded against 0.6-0.9 alone, and held its median across repeats
 // where a ping-pong's once read the same loaded and alone; rexch:4's 8-byte allreduce took 6.7
-// us where the model without this term said 1.3 (bench/2026-12-04-model-loop). 0, unmeasured,
+// us where the model without this term said 1.3 (bench/tuning/model-loop). 0, unmeasured,
 // where rank 0's machine has a core per rank or fewer than 4 ranks (one pair: nothing to
 // compete with); -1 where it has one rank.
 double WakeUs(MPI_Comm world) {
@@ -193,7 +193,7 @@ double WakeUs(MPI_Comm world) {
 // read (the median of 201), out[1] the GB/s of reading OutOfCacheBytes() (the median of 5). -1
 // where there is no second rank or single copy is not permitted. Out of cache the call moves
 // well below memcpy: 5.1-6.0 GB/s from 16 MiB on the Xeon VM in two runs, memcpy 12-21 on one core
-// (bench/2026-12-04-wake/probes/cma_read), and 4 MiB reads 8.7-9.2 GB/s both ranks at once.
+// (bench/tuning/wake/probes/cma_read), and 4 MiB reads 8.7-9.2 GB/s both ranks at once.
 void SingleCopy(MPI_Comm world, double out[2]) {
   out[0] = out[1] = -1;
   MPI_Comm local;
@@ -281,7 +281,7 @@ double ReduceGBps(weftDataType_t type, size_t bytes, int reps) {
 // the largest within 80% of the best rate is compute_cached_bytes; the fp32 reduce with that
 // working set, reduce_cached_gbytes_per_s. out: those two. On the Xeon VM memcpy ran 32-36
 // GB/s to 1 MiB, 22 at 2 MiB, 12-13 at 4-32 MiB (both ranks at once;
-// bench/2026-12-04-model-cache/probes/copy_sweep).
+// bench/tuning/model-cache/probes/copy_sweep).
 void CachedComputeRates(double out[2]) {
   std::vector<size_t> sets;
   std::vector<double> rates;

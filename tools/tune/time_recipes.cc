@@ -108,7 +108,7 @@ bool TimeRecipes(Comm& comm, const CallShape& shape, const std::vector<sched::Re
     // turn begins with one call untimed, so it measures the plan's calls after its own, as an
     // application's repeated call runs: at 32 MiB (one call a turn) a bcast's cma took
     // 3,241-6,364 us without it and lost to shmpipe in 2 of 5 regret runs, 2,937-3,399 us with
-    // it and won all 5 (bench/2026-12-04-regret-xeon/warm-call).
+    // it and won all 5 (bench/tuning/regret-xeon/warm-call).
     for (size_t j = 0; j < plans.size(); ++j) {
       const size_t i = (j + r) % plans.size();
       double warm = 0;

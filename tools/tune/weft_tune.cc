@@ -147,7 +147,7 @@ bool TimeAgain(Comm& comm, const CallShape& shape, const std::vector<sched::Rank
 
 // Tuning keeps the default choice unless another recipe beats it by 5% twice: in the sweep and
 // again alone against it with twice the turns. On this 2-core machine the median of one
-// recipe moved by up to 34% between two sweeps (bench/2026-12-02-tuning/oneshot-cutoff), so a
+// recipe moved by up to 34% between two sweeps (bench/tuning/first-regret/oneshot-cutoff), so a
 // winner of one sweep alone would often be noise. False only on a failure.
 bool Confirm(Comm& comm, const CallShape& shape, const std::vector<sched::RankedRecipe>& cands,
              const std::string& chosen, const std::string& winner, const Options& o, Row* r) {

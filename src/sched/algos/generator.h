@@ -34,7 +34,7 @@ struct GenEnv {
   /// On some machine the ranks outnumber its cores (agreed by every rank; virtual nodes count
   /// with their machine): a rank that waits gives its core away, and pipelining across levels,
   /// which waits once per chunk and level, is not offered (measured at 4 ranks on 2 cores:
-  /// bench/2026-12-04-cma-node-level).
+  /// bench/hierarchy/cma-node-level).
   bool oversubscribed = false;
 };
 

@@ -11,7 +11,7 @@
 // group's network messages, so the network starts after one group's forwarding instead of all
 // of it: at 32 x 64 64 B blocks went from 449 to 432 us and 1 KiB blocks from 6,394 to 5,564
 // us (weft-sim alltoall -n 64|1024 -d int8 --topology 32x64 --recipe nodea2a:4 --net-gbits 200
-// --net-latency-us 7.5, before and after; bench/2026-12-04-hierarchy-sim).
+// --net-latency-us 7.5, before and after; bench/hierarchy-sim/alltoall-32x64).
 // At P ranks on N nodes of L a rank sends (L - 1)(1 + G) + N - 1 messages, G = ceil((N - 1) / w)
 // groups, instead of P - 1: at 32 x 64 with w = 4, 598 (31 of them across nodes) instead of
 // 2,047 (1,984 across), with the same bytes on the network. Any placement works (block,

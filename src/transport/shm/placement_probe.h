@@ -36,7 +36,7 @@ inline constexpr double kStreamMargin = 0.9;
 /// alltoall ran faster with plain stores (allreduce at 1 and 16 MiB 1.45-1.89x native against
 /// 1.19-1.58x streamed, reduce 1.49-2.20x against 1.04-1.38x), reduce_scatter and gather about
 /// the same, and only bcast and scatter at 16 MiB faster streamed (by 1.0-1.5x): two alternated
-/// runs each of WEFT_SHM_STREAM=0 and 1, bench/2026-12-05-epyc-regret/slot-stores. Distant cores
+/// runs each of WEFT_SHM_STREAM=0 and 1, bench/tuning/regret-epyc/slot-stores. Distant cores
 /// measured 377-407 ns there, and 240-370 ns on the Intel VM's mesh, whose handover favours plain
 /// stores by itself.
 inline constexpr double kSharedCacheRttNs = 200;
