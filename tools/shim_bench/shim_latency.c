@@ -1,9 +1,11 @@
-/* OSU-style latency of MPI_Allreduce, MPI_Reduce_scatter_block, MPI_Alltoall, MPI_Allgather(v) and
- * MPI_Iallreduce + MPI_Wait, native and interposed in the same run: run it under weftrun, and each
- * MPI_X call goes through weft's interposer while the matching PMPI_X call is the library's own
- * routine. Also measures the interposer's cost on a fallback path (a user-defined op, which weft
- * hands to the native routine). Plain MPI: run without weftrun, both columns are native. weftrun -n
- * 2 weft-shim-latency [max_bytes] [iterations] */
+/* OSU-style latency of every collective the interposer serves (allreduce, reduce_scatter_block,
+ * reduce_scatter, alltoall, alltoallv, allgather, allgatherv, bcast, reduce, gather, scatter,
+ * barrier, and MPI_Iallreduce + MPI_Wait), native and interposed in the same run, on one reused
+ * buffer as OSU measures: run it under weftrun, and each MPI_X call goes through weft's
+ * interposer while the matching PMPI_X call is the library's own routine. Also measures the
+ * interposer's cost on a fallback path (a user-defined op, which weft hands to the native routine).
+ * Plain MPI: run without weftrun, both columns are native. weftrun -n 2 weft-shim-latency
+ * [max_bytes] [iterations] */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -51,6 +53,50 @@ static int Allgatherv(void* s, void* r, int n, MPI_Comm c, int native) {
   }
   return native ? PMPI_Allgatherv(s, n, MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, c)
                 : MPI_Allgatherv(s, n, MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, c);
+}
+
+static int ReduceScatterEqual(void* s, void* r, int n, MPI_Comm c, int native) {
+  static int counts[1024];
+  int size;
+  MPI_Comm_size(c, &size);
+  for (int j = 0; j < size && j < 1024; ++j) counts[j] = n / size;
+  return native ? PMPI_Reduce_scatter(s, r, counts, MPI_DOUBLE, MPI_SUM, c)
+                : MPI_Reduce_scatter(s, r, counts, MPI_DOUBLE, MPI_SUM, c);
+}
+
+static int Alltoallv(void* s, void* r, int n, MPI_Comm c, int native) {
+  static int counts[1024], displs[1024];
+  int size;
+  MPI_Comm_size(c, &size);
+  for (int j = 0; j < size && j < 1024; ++j) {
+    counts[j] = n / size;
+    displs[j] = j * (n / size);
+  }
+  return native ? PMPI_Alltoallv(s, counts, displs, MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, c)
+                : MPI_Alltoallv(s, counts, displs, MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, c);
+}
+
+static int Bcast(void* s, void* r, int n, MPI_Comm c, int native) {
+  return native ? PMPI_Bcast(s, n, MPI_DOUBLE, 0, c) : MPI_Bcast(s, n, MPI_DOUBLE, 0, c);
+}
+
+static int Reduce(void* s, void* r, int n, MPI_Comm c, int native) {
+  return native ? PMPI_Reduce(s, r, n, MPI_DOUBLE, MPI_SUM, 0, c)
+                : MPI_Reduce(s, r, n, MPI_DOUBLE, MPI_SUM, 0, c);
+}
+
+static int Gather(void* s, void* r, int n, MPI_Comm c, int native) {
+  return native ? PMPI_Gather(s, n, MPI_DOUBLE, r, n, MPI_DOUBLE, 0, c)
+                : MPI_Gather(s, n, MPI_DOUBLE, r, n, MPI_DOUBLE, 0, c);
+}
+
+static int Scatter(void* s, void* r, int n, MPI_Comm c, int native) {
+  return native ? PMPI_Scatter(s, n, MPI_DOUBLE, r, n, MPI_DOUBLE, 0, c)
+                : MPI_Scatter(s, n, MPI_DOUBLE, r, n, MPI_DOUBLE, 0, c);
+}
+
+static int Barrier(void* s, void* r, int n, MPI_Comm c, int native) {
+  return native ? PMPI_Barrier(c) : MPI_Barrier(c);
 }
 
 static int Iallreduce(void* s, void* r, int n, MPI_Comm c, int native) {
@@ -147,12 +193,24 @@ int main(int argc, char** argv) {
     printf("# slowest rank; bytes = per-rank send buffer of doubles\n");
     printf("%-24s %10s %12s %12s %8s\n", "# collective", "bytes", "native_us", "shim_us", "n/s");
   }
+  /* sized: whether the call moves data (a barrier has one row). */
   const struct {
     const char* name;
     Coll f;
-  } colls[] = {{"MPI_Allreduce", Allreduce},   {"MPI_Reduce_scatter_block", ReduceScatter},
-               {"MPI_Alltoall", Alltoall},     {"MPI_Allgather", Allgather},
-               {"MPI_Allgatherv", Allgatherv}, {"MPI_Iallreduce+Wait", Iallreduce}};
+    int sized;
+  } colls[] = {{"MPI_Allreduce", Allreduce, 1},
+               {"MPI_Reduce_scatter_block", ReduceScatter, 1},
+               {"MPI_Reduce_scatter", ReduceScatterEqual, 1},
+               {"MPI_Alltoall", Alltoall, 1},
+               {"MPI_Alltoallv", Alltoallv, 1},
+               {"MPI_Allgather", Allgather, 1},
+               {"MPI_Allgatherv", Allgatherv, 1},
+               {"MPI_Bcast", Bcast, 1},
+               {"MPI_Reduce", Reduce, 1},
+               {"MPI_Gather", Gather, 1},
+               {"MPI_Scatter", Scatter, 1},
+               {"MPI_Barrier", Barrier, 0},
+               {"MPI_Iallreduce+Wait", Iallreduce, 1}};
   /* First, before any request weft serves exists: the native requests' completion cost. */
   int never = 0;
   PMPI_Irecv(&never, 1, MPI_INT, 0, 4242, MPI_COMM_SELF, &g_pending);
@@ -167,7 +225,7 @@ int main(int argc, char** argv) {
         test_nat / 100, test_shim / 100);
   }
   for (int c = 0; c < (int)(sizeof colls / sizeof colls[0]); ++c) {
-    for (size_t bytes = 8 * size; bytes <= max_bytes; bytes *= 4) {
+    for (size_t bytes = 8 * size; bytes <= (colls[c].sized ? max_bytes : 8 * size); bytes *= 4) {
       int n = (int)(bytes / sizeof(double));
       int iters = bytes > 65536 ? base_iters / 10 + 1 : base_iters;
       double nat, shim;
