@@ -23,6 +23,8 @@
 #include <atomic>
 #include <cstddef>
 
+#include "shim_colls.h"
+
 #if defined(OPEN_MPI)
 #define WEFT_FORTRAN_BUFFER_ENTRIES 1  // routines with a choice buffer
 #define WEFT_FORTRAN_LEGACY_ENTRIES 1  // mpif.h / use mpi
@@ -83,6 +85,25 @@ inline MPI_Comm Comm(const MPI_Fint* f) { return PMPI_Comm_f2c(*f); }
 inline MPI_Datatype Type(const MPI_Fint* f) { return PMPI_Type_f2c(*f); }
 inline MPI_Op Op(const MPI_Fint* f) { return PMPI_Op_f2c(*f); }
 inline MPI_Info Info(const MPI_Fint* f) { return PMPI_Info_f2c(*f); }
+
+/// The C entry point's CallArgs of a routine with fixed counts, from its Fortran arguments (op
+/// and root null where the routine has none): one conversion for the blocking, nonblocking
+/// and persistent entry points.
+inline CallArgs FixedArgs(Kind kind, const char* fn, void* s, void* r, MPI_Fint* sn, MPI_Fint* st,
+                          MPI_Fint* rn, MPI_Fint* rt, MPI_Fint* op, MPI_Fint* root,
+                          MPI_Fint* comm) {
+  return {kind,
+          fn,
+          Buf(s),
+          Buf(r),
+          size_t(*sn),
+          Type(st),
+          size_t(*rn),
+          Type(rt),
+          op ? Op(op) : MPI_OP_NULL,
+          root ? *root : 0,
+          Comm(comm)};
+}
 
 /// A nonblocking or persistent call's request handle across the two bindings: the routing
 /// writes C's handle into c(); the Fortran one is written into *f unless the MPI's Fortran

@@ -20,9 +20,7 @@ namespace {
 void Fixed(Kind kind, const char* fn, void* s, void* r, F* sn, F* st, F* rn, F* rt, F* op, F* root,
            F* comm, F* ierr, const NativeFn& native) {
   Done(ierr, Guard([&] {
-         return Run({kind, fn, Buf(s), Buf(r), size_t(*sn), Type(st), size_t(*rn), Type(rt),
-                     op ? Op(op) : MPI_OP_NULL, root ? *root : 0, Comm(comm)},
-                    native);
+         return Run(FixedArgs(kind, fn, s, r, sn, st, rn, rt, op, root, comm), native);
        }));
 }
 

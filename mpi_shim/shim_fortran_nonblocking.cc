@@ -19,9 +19,8 @@ void Fixed(Kind kind, const char* fn, void* s, void* r, F* sn, F* st, F* rn, F* 
            F* comm, F* req, F* ierr, const std::function<int()>& native) {
   RequestOut out(req);
   Done(ierr, out.Finish(Guard([&] {
-    return Post({kind, fn, Buf(s), Buf(r), size_t(*sn), Type(st), size_t(*rn), Type(rt),
-                 op ? Op(op) : MPI_OP_NULL, root ? *root : 0, Comm(comm)},
-                out.c(), [&] { return out.Native(native()); });
+    return Post(FixedArgs(kind, fn, s, r, sn, st, rn, rt, op, root, comm), out.c(),
+                [&] { return out.Native(native()); });
   })));
 }
 

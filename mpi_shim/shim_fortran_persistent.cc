@@ -20,13 +20,11 @@ void Fixed(Kind kind, const char* fn, void* s, void* r, F* sn, F* st, F* rn, F* 
            F* comm, F* req, F* ierr, const std::function<int()>& native) {
   MPI_Request c = MPI_REQUEST_NULL;
   Done(ierr, Guard([&] {
-         return ServePersistent({kind, fn, Buf(s), Buf(r), size_t(*sn), Type(st), size_t(*rn),
-                                 Type(rt), op ? Op(op) : MPI_OP_NULL, root ? *root : 0, Comm(comm)},
-                                &c, [&] {
-                                  const int rc = native();
-                                  if (rc == MPI_SUCCESS) c = PMPI_Request_f2c(*req);
-                                  return rc;
-                                });
+         return ServePersistent(FixedArgs(kind, fn, s, r, sn, st, rn, rt, op, root, comm), &c, [&] {
+           const int rc = native();
+           if (rc == MPI_SUCCESS) c = PMPI_Request_f2c(*req);
+           return rc;
+         });
        }));
 }
 
