@@ -64,7 +64,17 @@ case "$WEFT_SANITIZE" in
     echo "== testing ($WEFT_MPI)"
     cd "$WEFT_BUILD"
     t0=$SECONDS
-    ctest --output-on-failure --timeout 900 "${WEFT_ARGS[@]}"
+    if [ ${#WEFT_ARGS[@]} -gt 0 ]; then
+      ctest --output-on-failure --timeout 900 "${WEFT_ARGS[@]}"
+    else
+      # The simulator's tests are single processes without MPI: two at a time on two cores
+      # (about 11 minutes one at a time). The rest one at a time, as the multi-rank tests
+      # oversubscribe the cores already.
+      ctest --output-on-failure --timeout 900 -j 2 -L sim
+      weft_phase_done "simulator tests" $t0
+      t0=$SECONDS
+      ctest --output-on-failure --timeout 900 -LE sim
+    fi
     weft_phase_done "tests" $t0
     ;;
 esac
