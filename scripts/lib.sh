@@ -82,7 +82,7 @@ weft_build() {
   if [ "$rc" -ne 0 ]; then  # callers set pipefail: make's status, not the filter's
     # The compiler's own output in full: every line but make's progress lines.
     grep -v -E '^\[ *[0-9]+%\] (Building|Linking|Built|Generating)|^(Scanning|Consolidate)' \
-      "$WEFT_BUILD.build.log" | tail -200
+      "$WEFT_BUILD.build.log"
     echo "build failed (full log: $WEFT_BUILD.build.log)" >&2
     exit 1
   fi
