@@ -49,7 +49,8 @@ TEST(Log, WritesFilteredLinesToTheDebugFile) {
   std::stringstream ss;
   ss << f.rdbuf();
   std::remove(file.c_str());
-  EXPECT_NE(ss.str().find("weft INFO PLAN plan line 7"), std::string::npos) << ss.str();
+  // The line reads "weft INFO <msg> [SUBSYS file:line]".
+  EXPECT_NE(ss.str().find("weft INFO plan line 7 [PLAN log_test.cc:"), std::string::npos) << ss.str();
   EXPECT_EQ(ss.str().find("filtered out"), std::string::npos);
   EXPECT_EQ(ss.str().find("too verbose"), std::string::npos);
 }
