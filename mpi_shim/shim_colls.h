@@ -59,7 +59,9 @@ enum class Kind {
   kAlltoall,
   kReduceScatterBlock,
   kGather,
-  kScatter
+  kScatter,
+  kScan,
+  kExscan
 };
 
 /// The arguments of one interposed collective, as MPI passed them (counts widened to size_t).

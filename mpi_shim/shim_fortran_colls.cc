@@ -1,7 +1,7 @@
 // The Fortran entry points of the blocking collectives (mpif.h, use mpi, use mpi_f08; Open MPI
 // only: MPICH's Fortran calls these through the C symbols, shim_fortran.h). Each converts its
 // handles and sentinels and runs the C entry point's routing; the MPI's own Fortran routine
-// runs where weft does not serve. Gatherv, scatterv, alltoallw and the scans stay MPI's: as in
+// runs where weft does not serve. Gatherv, scatterv and alltoallw stay MPI's: as in
 // C (shim_native_colls.cc), the served nonblocking calls on the communicator complete first.
 #include "shim_fortran.h"
 
@@ -112,7 +112,13 @@ void Alltoallw(Next& next, void* s, F* sc, F* sd, F* st, void* r, F* rc, F* rd, 
 }
 
 void Scan(Next& next, void* s, void* r, F* n, F* dt, F* op, F* comm, F* ierr) {
-  AfterServed(next, comm, ierr, s, r, n, dt, op, comm);
+  Fixed(Kind::kScan, "MPI_Scan", s, r, n, dt, n, dt, op, nullptr, comm, ierr,
+        [&] { return CallNext(next, s, r, n, dt, op, comm); });
+}
+
+void Exscan(Next& next, void* s, void* r, F* n, F* dt, F* op, F* comm, F* ierr) {
+  Fixed(Kind::kExscan, "MPI_Exscan", s, r, n, dt, n, dt, op, nullptr, comm, ierr,
+        [&] { return CallNext(next, s, r, n, dt, op, comm); });
 }
 
 }  // namespace
@@ -153,6 +159,6 @@ WEFT_FORTRAN_ENTRIES(mpi_scatterv, MPI_SCATTERV, Scatterv,
                       F* ierr),
                      (s, sc, sd, st, r, rn, rt, root, comm, ierr))
 WEFT_FORTRAN_ENTRIES(mpi_scan, MPI_SCAN, Scan, P_RED, A_RED)
-WEFT_FORTRAN_ENTRIES(mpi_exscan, MPI_EXSCAN, Scan, P_RED, A_RED)
+WEFT_FORTRAN_ENTRIES(mpi_exscan, MPI_EXSCAN, Exscan, P_RED, A_RED)
 
 #endif  // WEFT_FORTRAN_BUFFER_ENTRIES

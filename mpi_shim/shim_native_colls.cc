@@ -1,6 +1,6 @@
-// Blocking collectives weft leaves to MPI (gatherv, scatterv, alltoallw, scans, and the
+// Blocking collectives weft leaves to MPI (gatherv, scatterv, alltoallw, and the
 // collective communicator constructors; allgatherv with unequal counts is in shim_allgatherv.cc,
-// gather and scatter, which weft serves, in shim_gather_scatter.cc). Intercepted so that the
+// gather and scatter in shim_gather_scatter.cc, the scans in shim_scan.cc). Intercepted so that the
 // served nonblocking calls on the same communicator complete first: MPI's routine cannot
 // advance weft's calls, and a peer may wait for this rank's part of one before it joins this
 // call (tests/shim/shim_progress_colls.c hung before). A program with no served call in flight
@@ -50,16 +50,6 @@ int MPI_Alltoallw(const void* s, const int sc[], const int sd[], const MPI_Datat
   return Guard([&] {
     return RunNative(comm, [&] { return PMPI_Alltoallw(s, sc, sd, st, r, rc, rd, rt, comm); });
   });
-}
-
-int MPI_Scan(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
-  if (!NonblockingRunning()) return PMPI_Scan(s, r, n, dt, op, comm);
-  return Guard([&] { return RunNative(comm, [&] { return PMPI_Scan(s, r, n, dt, op, comm); }); });
-}
-
-int MPI_Exscan(const void* s, void* r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
-  if (!NonblockingRunning()) return PMPI_Exscan(s, r, n, dt, op, comm);
-  return Guard([&] { return RunNative(comm, [&] { return PMPI_Exscan(s, r, n, dt, op, comm); }); });
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* out) {

@@ -15,7 +15,8 @@ namespace weft::shim {
 namespace {
 
 bool IsReduction(Kind k) {
-  return k == Kind::kAllreduce || k == Kind::kReduce || k == Kind::kReduceScatterBlock;
+  return k == Kind::kAllreduce || k == Kind::kReduce || k == Kind::kReduceScatterBlock ||
+         k == Kind::kScan || k == Kind::kExscan;
 }
 
 bool Mul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
@@ -306,6 +307,14 @@ weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
       return plan      ? weftInternalError
              : request ? weftIScatter(b.src, b.dst, n, weftUint8, a.root, c, request)
                        : weftScatter(b.src, b.dst, n, weftUint8, a.root, c, nullptr);
+    case Kind::kScan:
+      return plan      ? weftInternalError  // no persistent scan is intercepted
+             : request ? weftIScan(b.src, b.dst, n, route.type, route.op, c, request)
+                       : weftScan(b.src, b.dst, n, route.type, route.op, c, nullptr);
+    case Kind::kExscan:
+      return plan      ? weftInternalError
+             : request ? weftIExScan(b.src, b.dst, n, route.type, route.op, c, request)
+                       : weftExScan(b.src, b.dst, n, route.type, route.op, c, nullptr);
   }
   return weftInternalError;
 }

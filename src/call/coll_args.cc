@@ -45,8 +45,10 @@ WEFT_HOT bool ComputeExtents(const Comm& comm, const CollArgs& a, size_t es, Ext
   switch (a.kind) {
     case CollKind::kAllReduce:
     case CollKind::kScan:
-    case CollKind::kExScan:
       *e = {bytes, bytes};
+      break;
+    case CollKind::kExScan:  // rank 0's result is undefined (MPI): it writes no byte there
+      *e = {bytes, comm.rank == 0 ? 0 : bytes};
       break;
     case CollKind::kReduce:
       *e = {bytes, root ? bytes : 0};

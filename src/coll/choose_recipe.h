@@ -32,6 +32,8 @@ inline constexpr ScheduledKind kScheduledKinds[] = {
     {CollKind::kAllToAll, sched::Coll::kAllToAll},
     {CollKind::kGather, sched::Coll::kGather},
     {CollKind::kScatter, sched::Coll::kScatter},
+    {CollKind::kScan, sched::Coll::kScan},
+    {CollKind::kExScan, sched::Coll::kExScan},
 };
 
 /// The call kind of a schedule compiler collective (every one has a kind).

@@ -165,6 +165,10 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env,
       add("bruck", {});
       if (NumNodes(spec) > 1) add("nodea2a", {4});
       break;
+    case Coll::kScan:
+    case Coll::kExScan:
+      add("doubling", {});
+      break;
   }
   // Across nodes, the NODE/NET compositions too (none for alltoall, uneven nodes or one node).
   for (Recipe& h : HierarchicalCandidates(spec, env)) out.push_back(std::move(h));

@@ -52,6 +52,10 @@ std::string DeclineHierarchical(const CollSpec& spec, const Recipe& recipe, cons
     return "hierarchical recipes do not serve gather or scatter (flat tree:K moves whole "
            "subtrees)";
   }
+  if (IsScan(spec.coll)) {
+    return "hierarchical recipes do not serve scan or exscan (doubling is their schedule at "
+           "any placement)";
+  }
   if (NumNodes(spec) < 2 || spec.nodes->nranks != spec.nranks) {
     return "a hierarchical recipe needs ranks on more than one node";
   }
@@ -155,7 +159,7 @@ Recipe PointToPointNodeLevel(const CollSpec& spec, const Recipe& recipe, int ran
 std::vector<Recipe> HierarchicalCandidates(const CollSpec& spec, const GenEnv& env) {
   std::vector<Recipe> out;
   if (NumNodes(spec) < 2 || spec.coll == Coll::kAllToAll || spec.coll == Coll::kGather ||
-      spec.coll == Coll::kScatter) {
+      spec.coll == Coll::kScatter || IsScan(spec.coll)) {
     return out;
   }
   const Topology& t = *spec.nodes;

@@ -6,7 +6,8 @@
 namespace weft::sched {
 namespace {
 constexpr const char* kNames[kNumColls] = {"allreduce", "reduce_scatter", "allgather", "bcast",
-                                           "reduce",    "alltoall",       "gather",    "scatter"};
+                                           "reduce",    "alltoall",       "gather",    "scatter",
+                                           "scan",      "exscan"};
 }  // namespace
 
 const char* CollName(Coll c) { return kNames[static_cast<int>(c)]; }
@@ -52,6 +53,8 @@ uint64_t RecvBytes(const CollSpec& s, int rank) {
       return rank == s.root ? v : 0;
     case Coll::kGather:
       return rank == s.root ? v * P : 0;
+    case Coll::kExScan:  // rank 0's result is undefined in MPI: it receives nothing
+      return rank == 0 ? 0 : v;
     default:
       return v;
   }

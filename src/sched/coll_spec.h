@@ -20,9 +20,11 @@ enum class Coll : uint8_t {
   kReduce,
   kAllToAll,
   kGather,
-  kScatter
+  kScatter,
+  kScan,   // inclusive prefix reduction: rank r gets in_0 op ... op in_r
+  kExScan  // exclusive: rank r > 0 gets in_0 op ... op in_(r-1); rank 0 gets nothing
 };
-inline constexpr int kNumColls = 8;
+inline constexpr int kNumColls = 10;
 
 /// Lower-case name ("allreduce", "reduce_scatter", ...).
 const char* CollName(Coll c);
@@ -30,8 +32,11 @@ const char* CollName(Coll c);
 bool ParseColl(const std::string& text, Coll* out);
 /// True for the collectives that reduce.
 inline bool Reduces(Coll c) {
-  return c == Coll::kAllReduce || c == Coll::kReduceScatter || c == Coll::kReduce;
+  return c == Coll::kAllReduce || c == Coll::kReduceScatter || c == Coll::kReduce ||
+         c == Coll::kScan || c == Coll::kExScan;
 }
+/// True for the prefix reductions (scan, exscan).
+inline bool IsScan(Coll c) { return c == Coll::kScan || c == Coll::kExScan; }
 /// True for the collectives with a root.
 inline bool HasRoot(Coll c) {
   return c == Coll::kBroadcast || c == Coll::kReduce || c == Coll::kGather || c == Coll::kScatter;
@@ -42,8 +47,8 @@ bool Commutative(weftRedOp_t op);
 
 /// One collective call's shape. `count` means what the API's count means: the vector for
 /// allreduce/reduce/bcast, per rank for allgather and gather, per block for reduce_scatter,
-/// alltoall and scatter. A root's in-place form (gather: its block already in recv; scatter:
-/// its block left in send) sets in_place at the root alone.
+/// alltoall and scatter; the vector for scan and exscan. A root's in-place form (gather: its block
+/// already in recv; scatter: its block left in send) sets in_place at the root alone.
 struct CollSpec {
   Coll coll = Coll::kAllReduce;
   int nranks = 1;

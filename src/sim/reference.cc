@@ -73,13 +73,15 @@ std::vector<unsigned char> Expected(const sched::CollSpec& spec, int rank,
   const int P = spec.nranks;
   const uint64_t es = sched::ElemBytes(spec), blk = spec.count * es;
   std::vector<unsigned char> out(sched::RecvBytes(spec, rank));
-  auto reduce_range = [&](uint64_t offset, uint64_t bytes, unsigned char* dst) {
-    std::vector<const void*> srcs(P);
-    for (int q = 0; q < P; ++q) srcs[q] = in[q].data() + offset;
+  // Ranks [0, upto) reduced (all of them by default).
+  auto reduce_range = [&](uint64_t offset, uint64_t bytes, unsigned char* dst, int upto = -1) {
+    const int n = upto < 0 ? P : upto;
+    std::vector<const void*> srcs(n);
+    for (int q = 0; q < n; ++q) srcs[q] = in[q].data() + offset;
     // Rank order, pairwise left to right (k-way in one call would round fp16 once; two at a
     // time matches the exactness argument of FillInput either way).
     CopyBytes(dst, srcs[0], bytes);
-    for (int q = 1; q < P; ++q) {
+    for (int q = 1; q < n; ++q) {
       const void* two[2] = {dst, srcs[q]};
       KWayReduce(dst, two, 2, bytes / es, spec.dtype, spec.op);
     }
@@ -110,6 +112,30 @@ std::vector<unsigned char> Expected(const sched::CollSpec& spec, int rank,
     case Coll::kScatter:
       CopyBytes(out.data(), in[spec.root].data() + rank * blk, blk);
       break;
+    case Coll::kScan:
+      reduce_range(0, blk, out.data(), rank + 1);
+      break;
+    case Coll::kExScan:
+      if (rank > 0) reduce_range(0, blk, out.data(), rank);
+      break;
+  }
+  return out;
+}
+
+std::vector<std::vector<unsigned char>> ExpectedPrefixes(
+    const sched::CollSpec& spec, const std::vector<std::vector<unsigned char>>& in) {
+  const uint64_t es = sched::ElemBytes(spec), blk = spec.count * es;
+  std::vector<std::vector<unsigned char>> out(spec.nranks);
+  std::vector<unsigned char> prefix(blk);  // in_0 op ... op in_r, left to right
+  for (int r = 0; r < spec.nranks; ++r) {
+    if (spec.coll == Coll::kExScan && r > 0) out[r] = prefix;
+    if (r == 0) {
+      CopyBytes(prefix.data(), in[0].data(), blk);
+    } else {
+      const void* two[2] = {prefix.data(), in[r].data()};
+      KWayReduce(prefix.data(), two, 2, blk / es, spec.dtype, spec.op);
+    }
+    if (spec.coll == Coll::kScan) out[r] = prefix;
   }
   return out;
 }

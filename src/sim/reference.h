@@ -17,5 +17,9 @@ void FillInput(const sched::CollSpec& spec, int rank, uint64_t seed, unsigned ch
 /// Expected receive buffer of `rank` given every rank's send buffer.
 std::vector<unsigned char> Expected(const sched::CollSpec& spec, int rank,
                                     const std::vector<std::vector<unsigned char>>& inputs);
+/// Every rank's expected receive buffer of a scan or exscan, in one pass over the ranks
+/// (Expected per rank would reduce O(P^2) vectors).
+std::vector<std::vector<unsigned char>> ExpectedPrefixes(
+    const sched::CollSpec& spec, const std::vector<std::vector<unsigned char>>& inputs);
 
 }  // namespace weft::sim

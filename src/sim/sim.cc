@@ -42,10 +42,14 @@ std::string Engine::CheckResults() {
                              spec_.coll == Coll::kAllGather);
   std::vector<unsigned char> shared;
   if (same_for_all) shared = Expected(spec_, 0, inputs_);
+  const bool prefix = opt_.expected == nullptr && sched::IsScan(spec_.coll);
+  std::vector<std::vector<unsigned char>> prefixes;
+  if (prefix) prefixes = ExpectedPrefixes(spec_, inputs_);
   for (int r = 0; r < P_; ++r) {
     const ir::Program& p = ps_[r];
     const std::vector<unsigned char> want = opt_.expected != nullptr ? (*opt_.expected)[r]
                                             : same_for_all           ? shared
+                                            : prefix                 ? prefixes[r]
                                                                      : Expected(spec_, r, inputs_);
     const unsigned char* got = ranks_[r].recv;
     for (uint64_t i = 0; i < want.size(); ++i) {

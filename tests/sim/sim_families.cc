@@ -98,7 +98,8 @@ const std::vector<Family>& Families() {
                  true});
     f.push_back({"oneshot",
                  {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather, Coll::kBroadcast,
-                  Coll::kReduce, Coll::kAllToAll, Coll::kGather, Coll::kScatter},
+                  Coll::kReduce, Coll::kAllToAll, Coll::kGather, Coll::kScatter, Coll::kScan,
+                  Coll::kExScan},
                  [](int) {
                    return Recipe{"oneshot", {}, 0};
                  },
@@ -134,6 +135,11 @@ const std::vector<Family>& Families() {
     f.push_back({"pairwise", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {4}, 0}; }});
     f.push_back({"pairwise1", {Coll::kAllToAll}, [](int) { return Recipe{"pairwise", {1}, 0}; }});
     f.push_back({"bruck", {Coll::kAllToAll}, [](int) { return Recipe{"bruck", {}, 0}; }});
+    f.push_back({"doubling", {Coll::kScan, Coll::kExScan},
+                 [](int) {
+                   return Recipe{"doubling", {}, 0};
+                 },
+                 true});
     return f;
   }();
   return all;

@@ -27,7 +27,8 @@ MPI_Op NativeOp(weftRedOp_t op) {
 }
 
 bool Reduces(Coll c) {
-  return c == Coll::kAllReduce || c == Coll::kReduce || c == Coll::kReduceScatter;
+  return c == Coll::kAllReduce || c == Coll::kReduce || c == Coll::kReduceScatter ||
+         c == Coll::kScan || c == Coll::kExScan;
 }
 
 // In place every call has one buffer, recv (bench_main.cc): a gather's input is block `rank`
@@ -79,6 +80,10 @@ int PostNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsig
     case Coll::kScatter:
       return MPI_Iscatter(ip ? recv : send, n, t, ScatterRecv(x, s, ip, recv, true), n, t, x.root,
                           x.mpi, req);
+    case Coll::kScan:
+      return MPI_Iscan(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi, req);
+    case Coll::kExScan:
+      return MPI_Iexscan(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi, req);
   }
   return MPI_ERR_OTHER;
 }
@@ -112,6 +117,10 @@ int PostWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigne
     case Coll::kScatter:
       return weftIScatter(ip ? recv : send, ScatterRecv(x, s, ip, recv, false), n, x.type, x.root,
                           x.comm, req);
+    case Coll::kScan:
+      return weftIScan(ip ? recv : send, recv, n, x.type, x.op, x.comm, req);
+    case Coll::kExScan:
+      return weftIExScan(ip ? recv : send, recv, n, x.type, x.op, x.comm, req);
   }
   return weftInternalError;
 }
@@ -152,6 +161,10 @@ int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsign
     case Coll::kScatter:
       return MPI_Scatter(ip ? recv : send, n, t, ScatterRecv(x, s, ip, recv, true), n, t, x.root,
                          x.mpi);
+    case Coll::kScan:
+      return MPI_Scan(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi);
+    case Coll::kExScan:
+      return MPI_Exscan(ip ? MPI_IN_PLACE : send, recv, n, t, op, x.mpi);
   }
   return MPI_ERR_OTHER;
 }
@@ -189,6 +202,10 @@ int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned
     case Coll::kScatter:
       return weftScatter(ip ? recv : send, ScatterRecv(x, s, ip, recv, false), n, x.type, x.root,
                          x.comm, nullptr);
+    case Coll::kScan:
+      return weftScan(ip ? recv : send, recv, n, x.type, x.op, x.comm, nullptr);
+    case Coll::kExScan:
+      return weftExScan(ip ? recv : send, recv, n, x.type, x.op, x.comm, nullptr);
   }
   return weftInternalError;
 }
@@ -254,6 +271,8 @@ Shape ShapeOf(const Ctx& x, size_t bytes) {
       break;
     case Coll::kReduce:
     case Coll::kBroadcast:
+    case Coll::kScan:
+    case Coll::kExScan:
       s.count = bytes / es;
       s.send_bytes = s.recv_bytes = s.count * es;
       s.alg_bytes = s.send_bytes;
@@ -404,6 +423,14 @@ size_t Validate(Impl impl, const Ctx& x, const Shape& s, bool ip, unsigned char*
       if (RunOnce(impl, x, s, ip, send, recv) != 0) return n;
       Fill(x.type, weftSum, x.rank, seed, want.data(), n);
       return CountDiffs(out, want.data(), n, es);
+    }
+    case Coll::kScan:
+    case Coll::kExScan: {
+      Fill(x.type, x.op, x.rank, seed, in, n);
+      if (RunOnce(impl, x, s, ip, send, recv) != 0) return n;
+      // The reference over ranks 0..r (scan) or 0..r-1 (exscan; rank 0 has no result).
+      const int ranks = x.coll == Coll::kScan ? x.rank + 1 : x.rank;
+      return ranks == 0 ? 0 : CountWrong(x.type, x.op, ranks, seed, recv, n, 0, nullptr);
     }
   }
   return 0;

@@ -45,6 +45,9 @@ double FloorBytes(Coll coll, size_t bytes, int node_ranks) {
     case Coll::kBroadcast:      // one input of S, P outputs of S
     case Coll::kReduce:         // P inputs of S, one output of S
       return (P + 1) * S;
+    case Coll::kScan:    // P inputs of S, P outputs of S
+    case Coll::kExScan:  // (rank 0's output is none)
+      return (coll == Coll::kScan ? 2 * P : 2 * P - 1) * S;
     case Coll::kAllGather:  // P inputs of S, P outputs of P * S
       return P * S * (P + 1);
     case Coll::kGather:   // P inputs of S, one output of P * S
@@ -74,6 +77,9 @@ double NetworkFloorBytes(Coll coll, size_t bytes, int hosts, int ranks_per_host)
       return (H - 1) * K * S;
     case Coll::kScatter:  // (H-1)/H of the root's S leaves its host
       return (H - 1) / H * S;
+    case Coll::kScan:  // each host but the last passes its prefix of S on
+    case Coll::kExScan:
+      return S;
   }
   return 0;
 }

@@ -12,16 +12,16 @@
 namespace bench {
 namespace {
 
-constexpr Coll kAll[] = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather,
-                         Coll::kBroadcast, Coll::kReduce,        Coll::kAllToAll,
-                         Coll::kAllToAllV, Coll::kGather,        Coll::kScatter};
+constexpr Coll kAll[] = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather, Coll::kBroadcast,
+                         Coll::kReduce,    Coll::kAllToAll,      Coll::kAllToAllV, Coll::kGather,
+                         Coll::kScatter,   Coll::kScan,          Coll::kExScan};
 
 void Usage() {
   std::fprintf(
       stderr,
       "usage: weft-bench "
-      "<allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|alltoallv|gather|scatter|all>"
-      " [flags]\n"
+      "<allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|alltoallv|gather|scatter|"
+      "scan|exscan|all> [flags]\n"
       "  -b, --minbytes N   smallest per-rank send buffer (default 8; K, M, G suffixes)\n"
       "  -e, --maxbytes N   largest (default 64M)\n"
       "  -f, --stepfactor F multiply the size by F each step (default 2)\n"
@@ -65,8 +65,9 @@ void Usage() {
 }  // namespace
 
 const char* CollName(Coll c) {
-  static const char* k[] = {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce",
-                            "alltoall",  "alltoallv",      "gather",    "scatter"};
+  static const char* k[] = {"allreduce", "reduce_scatter", "allgather", "broadcast",
+                            "reduce",    "alltoall",       "alltoallv", "gather",
+                            "scatter",   "scan",           "exscan"};
   return k[static_cast<int>(c)];
 }
 

@@ -19,7 +19,9 @@ enum class Coll {
   kAllToAll,
   kAllToAllV,
   kGather,  ///< count per rank, as allgather; the root receives P blocks
-  kScatter  ///< count per block, as reduce_scatter; the root sends P blocks
+  kScatter,  ///< count per block, as reduce_scatter; the root sends P blocks
+  kScan,     ///< the vector, as allreduce; rank r gets the reduction of ranks 0..r
+  kExScan    ///< the same over ranks 0..r-1 (rank 0 gets nothing)
 };
 
 /// alltoallv's block sizes (--vpattern): every block the same (alltoall through the v

@@ -8,7 +8,8 @@
 // second signal first. No MPI at all. Every rank
 // reads the whole input of its peers it needs, so it suits small and medium messages; the cost
 // model keeps it there. Serves every collective (gather and scatter: only the root's side
-// copies more than one block). Needs every rank on one node.
+// copies more than one block; a scan's rank r reduces the first r + 1 slots). Needs every rank
+// on one node.
 #include "sched/algos/builder.h"
 #include "sched/algos/registry.h"
 
@@ -112,6 +113,16 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
         b.Copy(RecvAt(0), SendAt(rank * blk), blk);
       }
       break;
+    case Coll::kScan:  // the slots of ranks 0..rank, in rank order
+    case Coll::kExScan: {
+      const int upto = spec.coll == Coll::kScan ? rank + 1 : rank;
+      if (upto > 0) {
+        slots_at(0);
+        all.resize(upto);
+        b.Reduce(RecvAt(0), all, blk);
+      }
+      break;
+    }
   }
   b.Signal(0);
   return b.Take();

@@ -37,8 +37,10 @@ class ShmPipelineGen final : public Generator {
            "cache; no factors; @size is the bytes published per step; one node";
   }
   // Not gather and scatter: their one reader (or writer) would pipeline with itself; oneshot,
-  // cma and tree serve them.
-  bool Serves(Coll c) const override { return c != Coll::kGather && c != Coll::kScatter; }
+  // cma and tree serve them. Not the scans (oneshot and doubling serve them).
+  bool Serves(Coll c) const override {
+    return c != Coll::kGather && c != Coll::kScatter && !IsScan(c);
+  }
   bool OrderPreserving() const override { return true; }
   bool ChunksItself() const override { return true; }
   uint64_t ScaleUnit(const CollSpec&, const std::vector<int>&) const override { return 0; }
@@ -136,6 +138,8 @@ class PipeWriter {
         break;
       case Coll::kGather:
       case Coll::kScatter:
+      case Coll::kScan:
+      case Coll::kExScan:
         break;  // not served (Serves)
     }
     b_.Signal(1);
@@ -185,6 +189,8 @@ class PipeWriter {
         break;
       case Coll::kGather:
       case Coll::kScatter:
+      case Coll::kScan:
+      case Coll::kExScan:
         break;  // not served (Serves)
     }
   }

@@ -38,7 +38,7 @@ program shim_fortran
 #if WEFT_BINDING == 1
   include 'mpif.h'
 #endif
-  integer, parameter :: nchecks = 24
+  integer, parameter :: nchecks = 26
   character(len=32) :: names(nchecks)
   integer :: bad(nchecks), total(nchecks)
   integer, parameter :: ns(4) = [0, 7, 5000, 70000]
@@ -178,6 +178,14 @@ contains
     displs = [(j * n, j = 0, p - 1)]
     call MPI_Allgatherv(ia, n, MPI_INTEGER, ib, counts, displs, MPI_INTEGER, comm, ierr)
     call expect(13, 'allgatherv', dble(ib), [(dble((j - 1) / max(n, 1) * 100000 + mod(j - 1, max(n, 1)) + 1), j = 1, n * p)])
+
+    ! Prefix sums: ranks 0..me of a (scan), ranks 0..me-1 in place (exscan; rank 0 undefined).
+    call MPI_Scan(a, b, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, ierr)
+    call expect(24, 'scan', b, [(dble((me + 1) * mod(j, 97) + me * (me + 1) / 2), j = 1, n)])
+    ia = [(me * 3 + mod(j, 5), j = 1, n)]
+    call MPI_Exscan(MPI_IN_PLACE, ia, n, MPI_INTEGER, MPI_SUM, comm, ierr)
+    if (me > 0) call expect(25, 'exscan in place', dble(ia), &
+                            [(dble(3 * me * (me - 1) / 2 + me * mod(j, 5)), j = 1, n)])
 
     ! Nonblocking: MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Test.
     call MPI_Iallreduce(a, b, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, reqs(1), ierr)
