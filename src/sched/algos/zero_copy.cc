@@ -24,7 +24,8 @@ class ZeroCopyGen final : public Generator {
     return "zero copy: reduce and copy straight between weftMemAlloc buffers mapped in every "
            "peer; no factors; one node";
   }
-  bool Serves(Coll) const override { return true; }
+  // Not the scans: in place, a rank's result overwrites the input its higher peers read.
+  bool Serves(Coll c) const override { return !IsScan(c); }
   bool OrderPreserving() const override { return true; }
   ir::Program Generate(const CollSpec& spec, const std::vector<int>& factors,
                        int rank) const override;
