@@ -25,10 +25,17 @@ namespace weft::sched {
 // for the communicator's life. A scatter's peers each read their own block, so cma wins there
 // from 8 KiB (1.26-1.75x native against oneshot's 1.12-1.51x in one run of each, weft-bench
 // scatter with the same flags).
+// Scans run oneshot up to 256 KiB: at 2 ranks, reused buffers, it ran 1.38-1.59x native (scan)
+// and 0.97-1.52x (exscan) at 32-256 KiB, where doubling over MPI ran 0.39-0.70x; at 2 MiB both
+// ran 0.26-0.64x (WEFT_RECIPE=oneshot and the default, weft-bench scan|exscan -b 32K -e 2M -f 8
+// --place out --buffers hot, Open MPI, one run each).
 uint64_t OneShotMaxBytes(Coll c) {
   switch (c) {
     case Coll::kGather:
       return 4u << 20;
+    case Coll::kScan:
+    case Coll::kExScan:
+      return 256u << 10;
     case Coll::kAllReduce:
       return 4u << 10;
     case Coll::kBroadcast:
