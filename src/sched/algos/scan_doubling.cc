@@ -4,8 +4,9 @@
 // the result; one from a higher block only into the total on the right. Rank order is kept, so
 // non-commutative ops are exact, and a partner past P is skipped, so any P works: the aligned
 // blocks are cut at P, and a rank's block then simply has no upper half that round.
-// ceil(log2 P) rounds of one message each way; every rank reduces its whole vector each round,
-// so it is the latency path (the cost model keeps it there against oneshot on one node).
+// ceil(log2 P) rounds of one message each way, the last one way only (no total is needed after
+// it); every rank reduces its whole vector each round. Across nodes it is the scans' schedule;
+// on one node oneshot takes them up to OneShotMaxBytes (compile.cc says what was measured).
 // Exscan's result starts at the first lower total (the round of the rank's lowest set bit);
 // rank 0 receives none and its receive buffer is left as it was.
 #include "sched/algos/builder.h"
