@@ -4,6 +4,7 @@
 # weft's per-call software, which timings on this machine's moving cores cannot resolve to tens
 # of instructions. Spinning in a counter wait is counted too and reported apart.
 #   ./scripts/count-call-path.sh [--mpi openmpi|mpich] [COLL=broadcast BYTES=8 RANK=1 CALLS=20000]
+# (KEEP=1 keeps the annotated callgrind output and says where)
 # Prints, per call, the instructions under the C entry point outside counter waits (the
 # software path), and apart those spent in the waits (they depend on the peer's timing).
 set -euo pipefail
@@ -13,7 +14,7 @@ weft_build
 coll=${COLL:-broadcast}
 declare -A entry=([allreduce]=weftAllReduce [broadcast]=weftBroadcast [reduce]=weftReduce
                   [allgather]=weftAllGather [reduce_scatter]=weftReduceScatter
-                  [alltoall]=weftAllToAll)
+                  [alltoall]=weftAllToAll [alltoallv]=weftAllToAllV)
 fn=${entry[$coll]:?unknown COLL $coll}
 out=$(mktemp -d)
 weft_valgrind_rank "$out" "${RANK:-1}" --tool=callgrind --callgrind-out-file="$out/cg.out" \
@@ -40,4 +41,4 @@ if n == 0:
 print(f"{coll} {nbytes} B, {mpi}, {n} calls: {(t - w) / n:.0f} instructions per call outside "
       f"counter waits (spinning in them: {w / n:.0f} more)")
 PY
-rm -rf "$out"
+if [ -n "${KEEP:-}" ]; then echo "callgrind output: $out/incl.txt"; else rm -rf "$out"; fi

@@ -1,7 +1,9 @@
 // One collective call's arguments, as the C API received them, and their validation.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -57,6 +59,16 @@ inline bool IsVKind(CollKind k) {
 /// GatherV or ScatterV root at the other ranks).
 struct VCounts {
   std::vector<size_t> send_counts, send_displs, recv_counts, recv_displs;
+  /// A hash of the four arrays (CopyVCounts), so the program cache finds a call's arrays
+  /// without comparing them against every kept call's.
+  size_t digest = 0;
+  /// ValidateVArrays passed these arrays for the call it names (kind, root, count packed; 0:
+  /// none yet): a loop that passes the same arrays, found by VCountsFor, checks them once.
+  mutable std::atomic<uint64_t> passed{0};
+  bool operator==(const VCounts& o) const {
+    return digest == o.digest && send_counts == o.send_counts && send_displs == o.send_displs &&
+           recv_counts == o.recv_counts && recv_displs == o.recv_displs;
+  }
 };
 
 /// The C API name of a kind ("weftAllReduce"), for messages.
@@ -87,8 +99,8 @@ struct CollArgs {
   /// Made inside a weftGroupStart/End group (plan/group.h): started with the group's other
   /// calls, so a send or receive to this rank itself is fine.
   bool grouped = false;
-  /// The count arrays of a v-collective (IsVKind), else null. Such calls are built for each
-  /// call and never cached: the arrays are part of their shape.
+  /// The count arrays of a v-collective (IsVKind), else null: part of the call's shape (the
+  /// program cache keeps compiled v-programs under them).
   std::shared_ptr<const VCounts> v;
 };
 

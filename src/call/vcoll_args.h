@@ -15,6 +15,12 @@ std::shared_ptr<const VCounts> CopyVCounts(int n, const size_t* send_counts,
                                            const size_t* send_displs, const size_t* recv_counts,
                                            const size_t* recv_displs);
 
+/// CopyVCounts for a call on comm, or comm's last arrays where these equal them (a loop with the
+/// same counts allocates, hashes and validates its arrays once).
+std::shared_ptr<const VCounts> VCountsFor(Comm& comm, const size_t* send_counts,
+                                          const size_t* send_displs, const size_t* recv_counts,
+                                          const size_t* recv_displs);
+
 /// Checks what only the arrays can tell: every array this rank needs is given, every count and
 /// displacement is below 2^31 elements (MPI's int counts), this rank's own block agrees with
 /// its scalar count, and no two blocks a rank receives overlap. Sets a->count for

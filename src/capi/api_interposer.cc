@@ -1,5 +1,6 @@
 #include "capi/interposer_hooks.h"
 #include "coll/node_alltoallv_coll.h"
+#include "coll/v_mailbox_coll.h"
 #include "core/params.h"
 #include "core/spin_wait.h"
 #include "native/mpi_quirks.h"
@@ -31,7 +32,7 @@ void ExpirePlan(weftPlan_t plan, const char* what) {
 
 bool ServesAllToAllV(weftComm_t comm, bool nonblocking, bool in_place) {
   if (!IsLiveComm(comm)) return false;
-  return CommUsesNodeAllToAllV(*comm) ||
+  return CommUsesNodeAllToAllV(*comm) || CommUsesVMailbox(*comm, CollKind::kAllToAllV) ||
          (nonblocking && in_place && GetMpiQuirks().in_place_ialltoallv_wrong);
 }
 

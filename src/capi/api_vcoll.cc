@@ -15,13 +15,15 @@ struct Arrays {
   const size_t* recv_displs = nullptr;
 };
 
-// Runs a v-call blocking (request == nullptr) or nonblocking. The arrays are copied here, for
-// as many ranks as comm has; a bad comm is reported by the front like any call's.
+// Runs a v-call blocking (request == nullptr) or nonblocking. The arrays are copied here (or
+// the last call's equal copy shared), for as many ranks as comm has; a bad comm is reported by
+// the front like any call's.
 weftResult_t RunV(CollArgs a, const Arrays& arr, Comm* comm, weftStream_t stream,
                   weftRequest_t* request, bool nonblocking) {
   return Guarded(CollApiName(a.kind), [&]() -> weftResult_t {
-    const int n = comm != nullptr && IsLiveComm(comm) ? comm->size : 0;
-    a.v = CopyVCounts(n, arr.send_counts, arr.send_displs, arr.recv_counts, arr.recv_displs);
+    a.v = comm != nullptr && IsLiveComm(comm) ? VCountsFor(*comm, arr.send_counts, arr.send_displs,
+                                                           arr.recv_counts, arr.recv_displs)
+                                              : CopyVCounts(0, nullptr, nullptr, nullptr, nullptr);
     return nonblocking ? StartNonblocking(std::move(a), comm, request)
                        : RunBlocking(std::move(a), comm, stream);
   });

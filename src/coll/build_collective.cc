@@ -2,6 +2,7 @@
 
 #include "coll/compiled_coll.h"
 #include "coll/node_alltoallv_coll.h"
+#include "coll/v_mailbox_coll.h"
 #include "native/native_colls.h"
 
 namespace weft {
@@ -14,7 +15,9 @@ Status BuildCollective(Comm& comm, const CollArgs& args, std::unique_ptr<Executa
     return weftSuccess;
   }
   std::unique_ptr<CompiledColl> compiled;
-  if (args.kind == CollKind::kBarrier) {
+  if (args.v != nullptr && CommUsesVMailbox(comm, args.kind)) {
+    WEFT_CHECK(BuildVMailbox(comm, args, &compiled));
+  } else if (args.kind == CollKind::kBarrier) {
     // A barrier is an allreduce of one byte (no rank's result exists before every rank has
     // entered): a compiled schedule whose waits advance the other communicators' executions
     // and keep weft's deadline, where MPI_Barrier would block inside MPI. Native only where no

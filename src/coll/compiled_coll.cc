@@ -201,7 +201,11 @@ WEFT_HOT Status CompiledColl::ClaimNodeSegment(Comm& comm) {
 
 Status CompiledColl::RebuildWithoutSegment(Comm& comm) {
   std::unique_ptr<CompiledColl> fresh;
-  if (build_args_) WEFT_CHECK(TryBuildCompiled(comm, *build_args_, &fresh));
+  if (rebuild_without_segment) {
+    WEFT_CHECK(rebuild_without_segment(comm, &fresh));
+  } else if (build_args_) {
+    WEFT_CHECK(TryBuildCompiled(comm, *build_args_, &fresh));
+  }
   if (fresh == nullptr || fresh->uses_node_) {  // native MPI would be chosen: not this object's
     return comm.Fail(weftSystemError,
                      "compiled %s: no shared-memory segment with %llu-byte slots (see the log "
@@ -265,7 +269,7 @@ WEFT_HOT ExecBuffers CompiledColl::Buffers(const Bind& bind, unsigned char* scra
   const auto send = reinterpret_cast<uintptr_t>(b.send), recv = reinterpret_cast<uintptr_t>(b.recv);
   const bool in_place = send < recv + bytecode.recv_bytes && recv < send + bytecode.send_bytes;
   const uint64_t touched = bytecode.recv_bytes + (in_place ? 0 : bytecode.send_bytes);
-  b.stream_recv = touched >= nt_min && !(in_place && in_place_rereads_);
+  b.stream_recv = touched >= nt_min && !(in_place && in_place_rereads_) && !plain_results_;
   return b;
 }
 

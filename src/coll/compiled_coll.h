@@ -50,6 +50,9 @@ class CompiledColl {
   /// A barrier compiled as an allreduce of one byte: each execution runs on two bytes of its
   /// own (the call has no buffers; the byte's value means nothing).
   void bind_own_bytes() { own_bytes_ = true; }
+  /// Results are written with plain stores whatever the call's size (WEFT_NT_MIN_BYTES aside):
+  /// for programs whose results MPI's messages write for the most part.
+  void set_plain_results() { plain_results_ = true; }
   /// Two-stage calls (coll/node_alltoallv_coll.h): this execution runs in the tag slot `first`
   /// took when it started, and takes over from it as the slot's user. Every rank claims slots
   /// in the order it starts executions, and a second stage starts when its first completes,
@@ -59,6 +62,9 @@ class CompiledColl {
   /// Set on a first stage: what completes the whole call (both stages) when a later execution
   /// claims its tag slot before the second stage has taken it over.
   std::function<Status(Comm&)> finish_call;
+  /// Set on programs built from more than a call shape (coll/v_mailbox_coll.h): what
+  /// RebuildWithoutSegment builds instead of selecting again from the shape.
+  std::function<Status(Comm&, std::unique_ptr<CompiledColl>*)> rebuild_without_segment;
 
   sched::Recipe recipe;
   sched::Bytecode bytecode;
@@ -103,6 +109,7 @@ class CompiledColl {
   size_t own_scratch_bytes_ = 0;
   bool started_ = false;
   bool own_bytes_ = false;
+  bool plain_results_ = false;
   unsigned char bytes_[2] = {0, 0};  // a barrier's send and receive byte (own_bytes_)
   const CompiledColl* follows_ = nullptr;
   uint32_t slot_ = 0;  // the tag slot of the current execution (schedule_starts at its claim)

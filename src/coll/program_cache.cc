@@ -13,17 +13,18 @@ size_t ProgramCache::KeyHash::operator()(const CollArgs& a) const {
   mix(static_cast<size_t>(a.kind) << 16 | static_cast<size_t>(a.type) << 8 |
       static_cast<size_t>(a.op));
   mix(static_cast<size_t>(a.root));
+  if (a.v != nullptr) mix(a.v->digest);
   return h;
 }
 
 bool ProgramCache::KeyEq::operator()(const CollArgs& a, const CollArgs& b) const {
   return a.kind == b.kind && a.count == b.count && a.type == b.type && a.op == b.op &&
          a.root == b.root && a.in_place == b.in_place && a.zero_copy == b.zero_copy &&
-         a.slots_streamed == b.slots_streamed;
+         a.slots_streamed == b.slots_streamed &&
+         (a.v == b.v || (a.v != nullptr && b.v != nullptr && *a.v == *b.v));
 }
 
 WEFT_HOT ProgramRef ProgramCache::Find(const CollArgs& args) {
-  if (args.v != nullptr) return nullptr;  // the count arrays are part of the shape: never kept
   std::lock_guard<SpinLock> lk(mu_);
   // A loop of one call shape hits the most recent entry: no hashing, no list splice.
   if (mru_program_ != nullptr && KeyEq()(mru_key_, args)) return mru_program_;
@@ -36,7 +37,6 @@ WEFT_HOT ProgramRef ProgramCache::Find(const CollArgs& args) {
 }
 
 WEFT_HOT ProgramRef ProgramCache::FindIdle(const CollArgs& args) {
-  if (args.v != nullptr) return nullptr;
   std::lock_guard<SpinLock> lk(mu_);
   auto it = map_.find(args);
   if (it == map_.end()) return nullptr;
@@ -52,8 +52,10 @@ WEFT_HOT ProgramRef ProgramCache::FindIdle(const CollArgs& args) {
 ProgramRef ProgramCache::Keep(const CollArgs& args, std::unique_ptr<Executable> p) {
   std::lock_guard<SpinLock> lk(mu_);
   ProgramRef program(std::move(p));
-  if (args.v != nullptr || capacity_ == 0 || program->scratch_bytes() > kMaxScratchBytes)
-    return program;
+  // Of the v-collectives only compiled programs are kept: the node-aware alltoallv builds its
+  // data stage from each call's exchanged counts, and native programs hold the call's arrays.
+  const bool v_kept = args.v == nullptr || program->compiled() != nullptr;
+  if (!v_kept || capacity_ == 0 || program->scratch_bytes() > kMaxScratchBytes) return program;
   auto found = map_.find(args);
   if (found != map_.end()) {  // another instance of a shape already kept
     std::vector<ProgramRef>& kept = found->second.programs;

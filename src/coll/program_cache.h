@@ -1,6 +1,6 @@
 // The cache of built programs, keyed by the call's shape (kind, count, type, op, root,
-// in-place; not the buffers, which are bound at run time), so a repeated call skips lowering
-// and allocation. A shape may hold several instances: nonblocking calls of one shape may be in
+// in-place, and a v-collective's count arrays; not the buffers, which are bound at run time),
+// so a repeated call skips lowering and allocation. A shape may hold several instances: nonblocking calls of one shape may be in
 // flight together, each running its own. Programs with large scratch buffers are not kept, so
 // the cache never holds much memory.
 #pragma once

@@ -121,7 +121,8 @@ Status CreateHostComm(MPI_Comm user, std::unique_ptr<Comm>* out) {
     };
     const uint64_t h =
         hash62(params.WEFT_RECIPE + '\n' + params.WEFT_TUNE + '\n' + params.WEFT_ALLTOALLV + '\n' +
-               std::to_string(params.WEFT_ALLTOALLV_DIRECT_BYTES) + '\n' + params.WEFT_NATIVE_WAIT);
+               std::to_string(params.WEFT_ALLTOALLV_DIRECT_BYTES) + '\n' +
+               std::to_string(params.WEFT_VCOLL_MAILBOX_BYTES) + '\n' + params.WEFT_NATIVE_WAIT);
     const uint64_t hw = wisdom ? hash62(weft::tune::SectionText(*wisdom)) : 0;
     const int lo = static_cast<int>(h & 0x7fffffff), hi = static_cast<int>(h >> 31);
     const int wlo = static_cast<int>(hw & 0x7fffffff), whi = static_cast<int>(hw >> 31);

@@ -25,6 +25,7 @@ class ProgramCache;
 class ShmSegment;
 class CompiledColl;
 struct Execution;  // coll/progress.h
+struct VCounts;    // call/coll_args.h
 namespace device {
 class CommDevice;
 }
@@ -84,6 +85,9 @@ struct weftComm final : public weft::CommLink {
   /// Whether alltoallv runs node-aware here (coll/node_alltoallv_coll.h decides once, from
   /// what every rank knows alike): -1 not decided yet, 0 no, 1 yes.
   int alltoallv_node_aware = -1;
+  /// The count arrays of this communicator's last v-collective (call/vcoll_args.h): a call
+  /// passing equal arrays shares them, so the program cache compares one pointer.
+  std::shared_ptr<const weft::VCounts> last_vcounts;
   /// The wisdom section every rank holds for this communicator's shape (comm/wisdom_load.h),
   /// or null: calibrated model parameters and measured recipe winners.
   std::shared_ptr<const weft::tune::WisdomSection> wisdom;

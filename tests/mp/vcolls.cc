@@ -6,6 +6,7 @@
 // op against the reference), several in flight completed in reverse order, a group, and bad
 // arrays. With --check-args (run under WEFT_CHECK_ARGS=1): counts that disagree across ranks
 // fail on every rank, and the communicator stays usable.
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -316,6 +317,35 @@ void CheckManyInFlight(Ctx& x) {
                  r == weftSuccess ? first : weftGetLastError(x.comm));
 }
 
+// A loop of alltoallv calls on the same count arrays, which the caller rewrites in place
+// between rounds (pattern 0, then 2, then 0 again, in the same vectors): each round's blocks
+// must follow that round's counts, whatever program the earlier rounds built and cached.
+void CheckRepeatedCounts(Ctx& x) {
+  const int P = x.size, me = x.rank;
+  std::vector<size_t> sc(P), sd(P), rc(P), rd(P);
+  bool ok = true;
+  std::string what;
+  for (int pattern : {0, 0, 2, 2, 0}) {
+    const Layout sl = MakeLayout(P, [&](int j) { return PairCount(pattern, me, j); });
+    const Layout rl = MakeLayout(P, [&](int j) { return PairCount(pattern, j, me); });
+    std::copy(sl.counts.begin(), sl.counts.end(), sc.begin());
+    std::copy(sl.displs.begin(), sl.displs.end(), sd.begin());
+    std::copy(rl.counts.begin(), rl.counts.end(), rc.begin());
+    std::copy(rl.displs.begin(), rl.displs.end(), rd.begin());
+    Bytes send(sl.total * 8 + 1, 0), recv(rl.total * 8, kGuard);
+    for (int j = 0; j < P; ++j) FillBlock(send.data() + sd[j] * 8, me, j, sc[j], 8);
+    const weftResult_t r = weftAllToAllV(send.data(), sc.data(), sd.data(), recv.data(), rc.data(),
+                                         rd.data(), weftFloat64, x.comm, nullptr);
+    if (r != weftSuccess ||
+        !CheckBlocks(recv, rl, 8, [me](int s) { return std::make_pair(s, me); })) {
+      ok = false;
+      what = "pattern " + std::to_string(pattern) + ": " + weftGetLastError(x.comm);
+      break;
+    }
+  }
+  x.report->Case(ok, "alltoallv on count arrays rewritten between calls", what);
+}
+
 // A group of an AllToAllV and a GatherV started together at weftGroupEnd.
 void CheckGroup(Ctx& x) {
   const int P = x.size, me = x.rank, root = P - 1;
@@ -443,6 +473,7 @@ int main(int argc, char** argv) {
       }
       CheckScanOnSharedMemory(x);
       CheckManyInFlight(x);
+      CheckRepeatedCounts(x);
       CheckGroup(x);
       CheckBadArrays(x);
     }
