@@ -1,6 +1,6 @@
 // MPI_Allgatherv and MPI_Iallgatherv with equal counts run as weft's allgather; unequal counts
-// go to MPI's routine (weft would only call it: serving cost 0.55-0.74x for MPI_Alltoallv,
-// shim_alltoallv.cc). The choice is shared: recvcounts is significant on every rank and each
+// run weft's allgatherv on one node and MPI's routine across nodes (shim_vcolls.cc). The choice
+// is shared: recvcounts is significant on every rank and each
 // entry's bytes match rank j's send signature everywhere, so entries equal in one rank's
 // receive type are equal in every rank's. The displacements are this rank's layout alone: where
 // they are not the allgather's (block j at j x count), this rank gathers into a contiguous
@@ -66,10 +66,6 @@ bool AsAllgather(const char* fn, bool blocking, const void* s, int sn, MPI_Datat
                  std::shared_ptr<Scattered>* place) {
   int n = 0;
   PMPI_Comm_size(comm, &n);
-  if (!EqualCounts(rc, n)) {
-    NoteFallback(Fallback::kUneven, fn);
-    return false;
-  }
   const int count = rc[0];
   // Decided from what every rank shares (the datatypes' signatures, the bytes per rank),
   // whatever this rank's layout: a rank that went to MPI alone would leave the others waiting.
@@ -123,6 +119,9 @@ int AllGatherV(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], 
   CallArgs a{};
   std::shared_ptr<Scattered> place;
   const char* fn = req ? "MPI_Iallgatherv" : "MPI_Allgatherv";
+  int n = 0;
+  PMPI_Comm_size(comm, &n);
+  if (!EqualCounts(rc, n)) return UnequalAllGatherV(s, sn, st, r, rc, rd, rt, comm, req, native);
   if (!AsAllgather(fn, req == nullptr, s, sn, st, r, rc, rd, rt, comm, &a, &place)) {
     return req ? native() : RunNative(comm, native);
   }

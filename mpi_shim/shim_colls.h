@@ -112,9 +112,21 @@ int ReduceScatter(const void* s, void* r, const int counts[], MPI_Datatype dt, M
                   MPI_Comm comm, MPI_Request* req, const NativeFn& native);
 /// MPI_Barrier and MPI_Ibarrier.
 int Barrier(MPI_Comm comm, MPI_Request* req, const NativeFn& native);
-/// MPI_Allgatherv: weft's allgather where the counts are equal (shim_allgatherv.cc).
+/// MPI_Allgatherv: weft's allgather where the counts are equal (shim_allgatherv.cc), else
+/// UnequalAllGatherV.
 int AllGatherV(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
                MPI_Datatype rt, MPI_Comm comm, MPI_Request* req, const NativeFn& native);
+/// MPI_Allgatherv with unequal counts on weftAllGatherV where weft serves it (one node), else
+/// native (shim_vcolls.cc).
+int UnequalAllGatherV(const void* s, int sn, MPI_Datatype st, void* r, const int rc[],
+                      const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request* req,
+                      const NativeFn& native);
+/// MPI_Gatherv and MPI_Scatterv on weftGatherV and weftScatterV where weft serves them (one
+/// node), else native (shim_vcolls.cc).
+int GatherV(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
+            MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request* req, const NativeFn& native);
+int ScatterV(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r, int rn,
+             MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request* req, const NativeFn& native);
 /// MPI_Alltoallv on weftAllToAllV (shim_alltoallv.cc).
 int AllToAllV(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r,
               const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request* req,

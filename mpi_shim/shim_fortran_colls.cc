@@ -1,8 +1,8 @@
 // The Fortran entry points of the blocking collectives (mpif.h, use mpi, use mpi_f08; Open MPI
 // only: MPICH's Fortran calls these through the C symbols, shim_fortran.h). Each converts its
 // handles and sentinels and runs the C entry point's routing; the MPI's own Fortran routine
-// runs where weft does not serve. Gatherv, scatterv and alltoallw stay MPI's: as in
-// C (shim_native_colls.cc), the served nonblocking calls on the communicator complete first.
+// runs where weft does not serve. Alltoallw stays MPI's: as in C (shim_native_colls.cc), the
+// served nonblocking calls on the communicator complete first.
 #include "shim_fortran.h"
 
 #if WEFT_FORTRAN_BUFFER_ENTRIES
@@ -98,12 +98,19 @@ void AfterServed(Next& next, F* comm, F* ierr, A... args) {
 
 void Gatherv(Next& next, void* s, F* sn, F* st, void* r, F* rc, F* rd, F* rt, F* root, F* comm,
              F* ierr) {
-  AfterServed(next, comm, ierr, s, sn, st, r, rc, rd, rt, root, comm);
+  Done(ierr, Guard([&] {
+         return GatherV(Buf(s), *sn, Type(st), Buf(r), rc, rd, Type(rt), *root, Comm(comm), nullptr,
+                        [&] { return CallNext(next, s, sn, st, r, rc, rd, rt, root, comm); });
+       }));
 }
 
 void Scatterv(Next& next, void* s, F* sc, F* sd, F* st, void* r, F* rn, F* rt, F* root, F* comm,
               F* ierr) {
-  AfterServed(next, comm, ierr, s, sc, sd, st, r, rn, rt, root, comm);
+  Done(ierr, Guard([&] {
+         return ScatterV(Buf(s), sc, sd, Type(st), Buf(r), *rn, Type(rt), *root, Comm(comm),
+                         nullptr,
+                         [&] { return CallNext(next, s, sc, sd, st, r, rn, rt, root, comm); });
+       }));
 }
 
 void Alltoallw(Next& next, void* s, F* sc, F* sd, F* st, void* r, F* rc, F* rd, F* rt, F* comm,

@@ -1,5 +1,5 @@
-// Blocking collectives weft leaves to MPI (gatherv, scatterv, alltoallw, and the
-// collective communicator constructors; allgatherv with unequal counts is in shim_allgatherv.cc,
+// Blocking collectives weft leaves to MPI (alltoallw and the collective communicator
+// constructors; allgatherv is in shim_allgatherv.cc, gatherv and scatterv in shim_vcolls.cc,
 // gather and scatter in shim_gather_scatter.cc, the scans in shim_scan.cc). Intercepted so that the
 // served nonblocking calls on the same communicator complete first: MPI's routine cannot
 // advance weft's calls, and a peer may wait for this rank's part of one before it joins this
@@ -27,22 +27,6 @@ int Created(int rc, const MPI_Comm* made) {
 }  // namespace weft::shim
 
 extern "C" {
-
-int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* r, const int rc[], const int rd[],
-                MPI_Datatype rt, int root, MPI_Comm comm) {
-  if (!NonblockingRunning()) return PMPI_Gatherv(s, sn, st, r, rc, rd, rt, root, comm);
-  return Guard([&] {
-    return RunNative(comm, [&] { return PMPI_Gatherv(s, sn, st, r, rc, rd, rt, root, comm); });
-  });
-}
-
-int MPI_Scatterv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r, int rn,
-                 MPI_Datatype rt, int root, MPI_Comm comm) {
-  if (!NonblockingRunning()) return PMPI_Scatterv(s, sc, sd, st, r, rn, rt, root, comm);
-  return Guard([&] {
-    return RunNative(comm, [&] { return PMPI_Scatterv(s, sc, sd, st, r, rn, rt, root, comm); });
-  });
-}
 
 int MPI_Alltoallw(const void* s, const int sc[], const int sd[], const MPI_Datatype st[], void* r,
                   const int rc[], const int rd[], const MPI_Datatype rt[], MPI_Comm comm) {

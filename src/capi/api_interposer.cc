@@ -36,6 +36,10 @@ bool ServesAllToAllV(weftComm_t comm, bool nonblocking, bool in_place) {
          (nonblocking && in_place && GetMpiQuirks().in_place_ialltoallv_wrong);
 }
 
+bool ServesOneNodeV(weftComm_t comm) {
+  return IsLiveComm(comm) && CommUsesVMailbox(*comm, CollKind::kGatherV);
+}
+
 int64_t WaitTimeoutSeconds() { return ClampTimeoutS(GetParams().WEFT_TIMEOUT_S); }
 
 }  // namespace weft

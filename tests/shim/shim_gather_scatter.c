@@ -1,9 +1,11 @@
 /* MPI_Gather, MPI_Scatter, MPI_Igather and MPI_Iscatter, which the interposer serves as weft's
  * gather and scatter: roots 0 and last, counts 0, 1, 7 and 40000, in place at the root,
  * nonblocking completed by a test loop, and a root whose datatype differs from the others' (a
- * strided type, pairs) with one signature. Each result's hash is printed (every element,
- * including what the call must leave untouched); the run under weftrun must print the same as
- * the native one. */
+ * strided type, pairs) with one signature. MPI_Gatherv, MPI_Scatterv and their nonblocking
+ * forms (weft's mailbox schedules on one node): unequal counts with zeros and one large block,
+ * blocks in reverse rank order with gaps, in place at the root, a strided root type. Each result's
+ * hash is printed (every element, including what the call must leave untouched); the run under
+ * weftrun must print the same as the native one. */
 #include <string.h>
 
 #include "shim_util.h"
@@ -105,6 +107,68 @@ static void Datatypes(void) {
   MPI_Type_free(&pair);
 }
 
+/* Rank j's block in the v-calls: zeros, small odd counts, and one of 9000 ints (past weft's
+ * mailbox: a message). Blocks lie last rank first, a gap of 2 after each. */
+static int VCount(int j) { return j == size - 1 && size > 1 ? 9000 : j % 3 == 1 ? 0 : 2 * j + 3; }
+
+static int VLayout(int* counts, int* displs) {
+  int total = 0;
+  for (int j = size - 1; j >= 0; --j) {
+    counts[j] = VCount(j);
+    displs[j] = total;
+    total += counts[j] + 2;
+  }
+  return total;
+}
+
+static void GatherScatterV(int root, int in_place, int nonblocking, int strided_root) {
+  int* counts = (int*)malloc(sizeof(int) * size);
+  int* displs = (int*)malloc(sizeof(int) * size);
+  const int total = VLayout(counts, displs), mine = counts[rank];
+  const int span = strided_root ? 2 * total : total;
+  int* all = (int*)malloc(sizeof(int) * (span + 1));
+  int* own = (int*)malloc(sizeof(int) * (mine + 1));
+  MPI_Datatype vec, strided;
+  MPI_Type_vector(1, 1, 2, MPI_INT, &vec);
+  MPI_Type_create_resized(vec, 0, 2 * sizeof(int), &strided);
+  MPI_Type_commit(&strided);
+  const MPI_Datatype rt = strided_root ? strided : MPI_INT;
+  const int at_root = rank == root, root_in_place = in_place && at_root;
+  char how[64], name[96];
+  snprintf(how, sizeof how, "root %d%s%s%s", root, in_place ? " in place" : "",
+           nonblocking ? " nonblocking" : "", strided_root ? " strided root" : "");
+  Fill(all, span + 1, -1);
+  for (int i = 0; i < mine; ++i) own[i] = rank * 100000 + i;
+  if (root_in_place) memcpy(all + displs[rank], own, sizeof(int) * mine);
+  MPI_Request req;
+  const void* s = root_in_place ? MPI_IN_PLACE : own;
+  if (nonblocking) {
+    MPI_Igatherv(s, mine, MPI_INT, all, counts, displs, rt, root, MPI_COMM_WORLD, &req);
+    Complete(&req);
+  } else {
+    MPI_Gatherv(s, mine, MPI_INT, all, counts, displs, rt, root, MPI_COMM_WORLD);
+  }
+  snprintf(name, sizeof name, "gatherv %s", how);
+  Report(MPI_COMM_WORLD, name, all, sizeof(int) * (span + 1));
+  /* Scatter back what the root gathered, into fresh blocks. */
+  Fill(own, mine + 1, -1);
+  void* r = root_in_place ? MPI_IN_PLACE : own;
+  if (nonblocking) {
+    MPI_Iscatterv(all, counts, displs, rt, r, mine, MPI_INT, root, MPI_COMM_WORLD, &req);
+    Complete(&req);
+  } else {
+    MPI_Scatterv(all, counts, displs, rt, r, mine, MPI_INT, root, MPI_COMM_WORLD);
+  }
+  snprintf(name, sizeof name, "scatterv %s", how);
+  Report(MPI_COMM_WORLD, name, own, sizeof(int) * (mine + 1));
+  MPI_Type_free(&strided);
+  MPI_Type_free(&vec);
+  free(all);
+  free(own);
+  free(counts);
+  free(displs);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -126,6 +190,10 @@ int main(int argc, char** argv) {
     }
   }
   Datatypes();
+  for (int root = 0; root<size; root += size> 1 ? size - 1 : 1) {
+    for (int mode = 0; mode < 4; ++mode) GatherScatterV(root, mode & 1, mode >> 1, 0);
+    GatherScatterV(root, 0, 0, 1);
+  }
   MPI_Finalize();
   return 0;
 }
