@@ -41,8 +41,9 @@ inline bool ServedOnDevice(CollKind k) {
          k == CollKind::kAllGather || k == CollKind::kReduceScatter || k == CollKind::kAllToAll;
 }
 
-/// True for the kinds weft compiles schedules for (those and gather and scatter); the others
-/// (the v-collectives, scans) run their native MPI routine.
+/// True for the kinds whose schedules take the zero-copy path on weftMemAlloc memory (those and
+/// gather and scatter; coll/zero_copy_agreement.h). The v-collectives' mailbox schedules and the
+/// scans have no such path.
 inline bool HasSchedule(CollKind k) {
   return ServedOnDevice(k) || k == CollKind::kGather || k == CollKind::kScatter;
 }

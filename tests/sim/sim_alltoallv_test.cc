@@ -113,12 +113,7 @@ std::string RunCase(const Case& c, uint64_t* data_messages) {
     want[r].assign(shape.recv_bytes, sim::kUnwritten);
     if (c.in_place) want[r] = inputs[r];  // the gaps keep what they held
   }
-  for (int s = 0; s < P; ++s) {
-    for (int d = 0; d < P; ++d) {
-      if (m.bytes[s][d] == 0) continue;
-      std::memcpy(want[d].data() + m.ro[d][s], inputs[s].data() + m.so[s][d], m.bytes[s][d]);
-    }
-  }
+  PlaceBlocks(m, inputs, &want);
   sim::SimOptions data_opt;
   data_opt.inputs = &inputs;
   data_opt.expected = &want;

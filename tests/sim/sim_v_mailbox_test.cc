@@ -121,12 +121,7 @@ std::string RunCase(const Case& c, uint64_t* messages, uint64_t* large) {
     want[r].assign(shape.recv_bytes, sim::kUnwritten);
     if (c.in_place) want[r] = inputs[r];  // the gaps keep what they held
   }
-  for (int s = 0; s < P; ++s) {
-    for (int d = 0; d < P; ++d) {
-      if (m.bytes[s][d] == 0) continue;
-      std::memcpy(want[d].data() + m.ro[d][s], inputs[s].data() + m.so[s][d], m.bytes[s][d]);
-    }
-  }
+  PlaceBlocks(m, inputs, &want);
   sched::CollSpec spec;
   spec.coll = sched::Coll::kAllToAll;
   spec.nranks = P;

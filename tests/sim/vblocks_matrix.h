@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -110,6 +111,19 @@ inline Matrix MakeMatrix(int P, Pattern pat, uint64_t direct, bool symmetric, bo
     if (symmetric) m.so[r] = m.ro[r];  // in place: one layout
   }
   return m;
+}
+
+// The expected receive buffers: every block s sends d, from inputs[s] at so[s][d] into
+// (*want)[d] at ro[d][s].
+inline void PlaceBlocks(const Matrix& m, const std::vector<std::vector<unsigned char>>& inputs,
+                        std::vector<std::vector<unsigned char>>* want) {
+  const size_t P = m.bytes.size();
+  for (size_t s = 0; s < P; ++s) {
+    for (size_t d = 0; d < P; ++d) {
+      if (m.bytes[s][d] == 0) continue;
+      std::memcpy((*want)[d].data() + m.ro[d][s], inputs[s].data() + m.so[s][d], m.bytes[s][d]);
+    }
+  }
 }
 
 }  // namespace weft::simtest
