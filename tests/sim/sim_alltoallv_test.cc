@@ -107,11 +107,7 @@ std::string RunCase(const Case& c, uint64_t* data_messages) {
     if (!(data[r] == sched::NodeAllToAllV(shape, m))) {
       return "rank " + std::to_string(r) + ": the program from its own view differs";
     }
-    const uint64_t in_bytes = c.in_place ? shape.recv_bytes : shape.send_bytes;
-    inputs[r].resize(in_bytes);
-    for (auto& byte : inputs[r]) byte = static_cast<unsigned char>(rng());
-    want[r].assign(shape.recv_bytes, sim::kUnwritten);
-    if (c.in_place) want[r] = inputs[r];  // the gaps keep what they held
+    RandomInput(c.in_place, shape.send_bytes, shape.recv_bytes, rng, &inputs[r], &want[r]);
   }
   PlaceBlocks(m, inputs, &want);
   sim::SimOptions data_opt;

@@ -104,9 +104,9 @@ std::string RunCase(const Case& c, uint64_t* messages, uint64_t* large) {
     shape.coll = c.coll;
     shape.nranks = P;
     shape.rank = r;
-    shape.send_bytes = m.SendExtent(r);
-    if (c.coll == VColl::kAllGatherV || c.coll == VColl::kGatherV) shape.send_bytes = sb[root];
-    if (c.coll == VColl::kAllGatherV) shape.send_bytes = sb[r];
+    // A gathering rank's send buffer is its one block (in every entry of an allgatherv's row).
+    const bool gathers = c.coll == VColl::kAllGatherV || c.coll == VColl::kGatherV;
+    shape.send_bytes = gathers ? sb[root] : m.SendExtent(r);
     shape.recv_bytes = m.RecvExtent(r);
     shape.in_place = c.in_place;
     shape.mailbox_bytes = c.mailbox;
@@ -115,11 +115,7 @@ std::string RunCase(const Case& c, uint64_t* messages, uint64_t* large) {
     if (!(progs[r] == sched::VMailbox(shape, m))) {
       return "rank " + std::to_string(r) + ": the program from its own arrays differs";
     }
-    const uint64_t in_bytes = c.in_place ? shape.recv_bytes : shape.send_bytes;
-    inputs[r].resize(in_bytes);
-    for (auto& byte : inputs[r]) byte = static_cast<unsigned char>(rng());
-    want[r].assign(shape.recv_bytes, sim::kUnwritten);
-    if (c.in_place) want[r] = inputs[r];  // the gaps keep what they held
+    RandomInput(c.in_place, shape.send_bytes, shape.recv_bytes, rng, &inputs[r], &want[r]);
   }
   PlaceBlocks(m, inputs, &want);
   sched::CollSpec spec;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sched/algos/node_alltoallv.h"
+#include "sim/sim.h"
 
 namespace weft::simtest {
 
@@ -111,6 +112,17 @@ inline Matrix MakeMatrix(int P, Pattern pat, uint64_t direct, bool symmetric, bo
     if (symmetric) m.so[r] = m.ro[r];  // in place: one layout
   }
   return m;
+}
+
+// One rank's random input (its send buffer, or in place its receive buffer) and its expected
+// receive buffer before the blocks land: untouched, or in place what the buffer held (the gaps
+// keep it).
+inline void RandomInput(bool in_place, uint64_t send_bytes, uint64_t recv_bytes, std::mt19937& rng,
+                        std::vector<unsigned char>* input, std::vector<unsigned char>* want) {
+  input->resize(in_place ? recv_bytes : send_bytes);
+  for (auto& byte : *input) byte = static_cast<unsigned char>(rng());
+  want->assign(recv_bytes, sim::kUnwritten);
+  if (in_place) *want = *input;
 }
 
 // The expected receive buffers: every block s sends d, from inputs[s] at so[s][d] into
