@@ -197,8 +197,10 @@ WEFT_API weftResult_t weftScatter(const void* sendbuff, void* recvbuff, size_t r
 /// Gathers every rank's sendcount elements into every rank's recvbuff, rank r's block at
 /// recvbuff + displs[r] (recvcounts[r] elements, equal to rank r's sendcount); counts and
 /// displacements in elements, each below 2^31, blocks not overlapping. In place when sendbuff ==
-/// recvbuff + displs[rank]. Runs the native MPI routine; host buffers only (as every call from
-/// here to weftExScan).
+/// recvbuff + displs[rank]. With every rank on one node, a compiled schedule (the v-collectives
+/// to weftReduceScatterV: docs/ir.md, "mailbox"); across nodes the native MPI routine (but
+/// weftAllToAllV's node-aware exchange). Host buffers only (as every call from here to
+/// weftExScan).
 WEFT_API weftResult_t weftAllGatherV(const void* sendbuff, size_t sendcount, void* recvbuff,
                                      const size_t* recvcounts, const size_t* displs,
                                      weftDataType_t datatype, weftComm_t comm, weftStream_t stream);

@@ -15,7 +15,9 @@ Status BuildCollective(Comm& comm, const CollArgs& args, std::unique_ptr<Executa
     return weftSuccess;
   }
   std::unique_ptr<CompiledColl> compiled;
-  if (args.v != nullptr && CommUsesVMailbox(comm, args.kind)) {
+  // An average needs a division after the reduction, which the native path provides.
+  const bool average = args.kind == CollKind::kReduceScatterV && args.op == weftAvg;
+  if (args.v != nullptr && CommUsesVMailbox(comm, args.kind) && !average) {
     WEFT_CHECK(BuildVMailbox(comm, args, &compiled));
   } else if (args.kind == CollKind::kBarrier) {
     // A barrier is an allreduce of one byte (no rank's result exists before every rank has

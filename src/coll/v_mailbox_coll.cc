@@ -24,6 +24,9 @@ bool ToVColl(CollKind k, sched::VColl* out) {
     case CollKind::kScatterV:
       *out = sched::VColl::kScatterV;
       return true;
+    case CollKind::kReduceScatterV:
+      *out = sched::VColl::kReduceScatterV;
+      return true;
     default:
       return false;
   }
@@ -114,12 +117,18 @@ Status BuildVMailbox(Comm& comm, const CollArgs& args, std::unique_ptr<CompiledC
   const bool segment = comm.has_node_segment() && !comm.node_segment_failed();
   shape.mailbox_bytes = segment ? MailboxBytes(comm, shape.coll) : 0;
   shape.bank_bytes = BankPlacer::kBankBytes;
+  shape.dtype = args.type;
+  shape.op = args.op;
   sched::Recipe recipe;
   recipe.generator = "mailbox";
   recipe.factors = {static_cast<int>(shape.mailbox_bytes)};  // "mailbox:8128" in traces
+  // A reduce_scatterv's one array is every rank's: each rank has every block's size.
+  ir::Program program =
+      args.kind == CollKind::kReduceScatterV
+          ? sched::VMailboxReduceScatter(shape, Scaled(args.v->recv_counts, es, comm.size))
+          : sched::VMailbox(shape, RankBlocks(comm, args, es));
   std::unique_ptr<CompiledColl> c;
-  WEFT_CHECK(BuildCompiledProgram(comm, sched::VMailbox(shape, RankBlocks(comm, args, es)), recipe,
-                                  0, 0, &c));
+  WEFT_CHECK(BuildCompiledProgram(comm, std::move(program), recipe, 0, 0, &c));
   // Most of a large call's results are written by MPI's messages: streaming the few weft copies
   // gains nothing, and a reused buffer would leave the cache (2 ranks, 1 MiB blocks, hot:
   // 121 us streamed against 107 plain; native 93-105).

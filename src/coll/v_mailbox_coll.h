@@ -1,7 +1,7 @@
 // The one-node v-collectives as compiled programs (sched/algos/v_mailbox.h has the schedule):
-// alltoallv, allgatherv, gatherv and scatterv, each rank's program built from its own count
-// arrays alone, so no count exchange runs first, and kept in the program cache under those
-// arrays (a loop with the same counts builds once).
+// alltoallv, allgatherv, gatherv, scatterv and reduce_scatterv, each rank's program built from
+// its own count arrays alone, so no count exchange runs first, and kept in the program cache
+// under those arrays (a loop with the same counts builds once).
 #pragma once
 
 #include <memory>
@@ -11,9 +11,9 @@
 
 namespace weft {
 
-/// Whether calls of this kind on comm run the mailbox schedule: AllToAllV, AllGatherV, GatherV
-/// or ScatterV, every rank on one node with the node segment, schedules on, and for AllToAllV
-/// WEFT_ALLTOALLV auto (agreed). The same on every rank.
+/// Whether calls of this kind on comm run the mailbox schedule: AllToAllV, AllGatherV, GatherV,
+/// ScatterV or ReduceScatterV, every rank on one node with the node segment, schedules on, and for
+/// AllToAllV WEFT_ALLTOALLV auto (agreed). The same on every rank.
 bool CommUsesVMailbox(const Comm& comm, CollKind kind);
 
 /// Builds the program of a validated call of such a kind into *out. Without a usable node

@@ -25,7 +25,7 @@ void Engine::Allocate() {
           total = p.recv_bytes;
           break;
         case Coll::kReduceScatter:  // recv = send + r * blk
-          recv_at = r * blk;
+          recv_at = opt_.in_place_recv_at ? (*opt_.in_place_recv_at)[r] : r * blk;
           total = p.send_bytes;
           break;
         case Coll::kGather:   // at the root, send = recv + r * blk

@@ -26,6 +26,9 @@ struct SimOptions {
   /// not know (alltoallv). Bytes a program must leave alone are expected to hold kUnwritten.
   const std::vector<std::vector<unsigned char>>* inputs = nullptr;
   const std::vector<std::vector<unsigned char>>* expected = nullptr;
+  /// In place, where each rank's receive buffer starts in its send buffer, one entry per rank:
+  /// for blocks of unequal size (reduce_scatterv). Null: the spec's equal blocks.
+  const std::vector<uint64_t>* in_place_recv_at = nullptr;
   /// Calls run back to back, each rank starting its next call when it ends the last (a
   /// benchmark's or the tuner's loop); predicted_us is then the time per call after the first:
   /// (the last rank's end of the last call - the last rank's end of the first) / (calls - 1).

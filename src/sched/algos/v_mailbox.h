@@ -1,11 +1,11 @@
-// The one-node v-collectives (alltoallv, allgatherv, gatherv, scatterv): every block of at most
-// `mailbox_bytes` passes through the sender's part of the node segment, which holds one mailbox
-// per destination (one in all where a rank sends one block, or the same block to everyone);
-// larger blocks go as MPI messages (inside a node, the MPI library's own shared memory or single
-// copy). Both ends of a block decide alike from its size, which the sender has in its send
-// counts and the receiver in its receive counts, and the mailbox size depends only on the
-// collective and the rank count: no rank needs a count it was not given, so a call needs no
-// count exchange, and a rank's program is a function of its own arrays (cached under them,
+// The one-node v-collectives (alltoallv, allgatherv, gatherv, scatterv, reduce_scatterv): every
+// block of at most `mailbox_bytes` passes through the sender's part of the node segment, which
+// holds one mailbox per destination (one in all where a rank sends one block, or the same block
+// to everyone); larger blocks go as MPI messages (inside a node, the MPI library's own shared
+// memory or single copy). Both ends of a block decide alike from its size, which the sender has
+// in its send counts and the receiver in its receive counts, and the mailbox size depends only
+// on the collective and the rank count: no rank needs a count it was not given, so a call needs
+// no count exchange, and a rank's program is a function of its own arrays (cached under them,
 // coll/program_cache.h). Where the mailboxes fit in a latency bank the program is banked, as
 // oneshot is.
 //
@@ -21,7 +21,7 @@
 namespace weft::sched {
 
 /// The v-collectives the mailbox schedule serves.
-enum class VColl { kAllToAllV, kAllGatherV, kGatherV, kScatterV };
+enum class VColl { kAllToAllV, kAllGatherV, kGatherV, kScatterV, kReduceScatterV };
 
 /// One rank's one-node v-collective.
 struct VMailboxShape {
@@ -40,6 +40,9 @@ struct VMailboxShape {
   /// rank), the program is banked: calls in a row take the banks in turn and need not wait at
   /// their start for the peers to finish reading the last one. 0: never banked.
   uint64_t bank_bytes = 0;
+  /// Element type and op of a reduce_scatterv (the others move bytes).
+  weftDataType_t dtype = weftUint8;
+  weftRedOp_t op = weftSum;
 };
 
 /// Mailboxes in a rank's part of the segment: one per other rank, or one where a rank sends one
@@ -52,6 +55,13 @@ uint64_t DefaultMailboxBytes(VColl coll, int nranks, uint64_t bank_bytes);
 
 /// The program of shape.rank; it asks `blocks` only about its own sends and receives.
 ir::Program VMailbox(const VMailboxShape& shape, const VBlocks& blocks);
+
+/// The program of shape.rank for a reduce_scatterv (v_reduce_scatter.cc): block q of every
+/// rank's input, block_bytes[q] bytes after the blocks before it, is reduced in rank order into
+/// rank q's receive buffer. Every rank passes the same block_bytes (MPI requires it), so each
+/// knows every block's path.
+ir::Program VMailboxReduceScatter(const VMailboxShape& shape,
+                                  const std::vector<uint64_t>& block_bytes);
 
 /// What a rank of a one-node v-collective knows: its own sizes and places, one entry per rank.
 /// Asked about a block neither sent nor received by `rank`, Bytes returns 0.
