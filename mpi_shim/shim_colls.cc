@@ -52,25 +52,36 @@ int ReduceScatter(const void* s, void* r, const int counts[], MPI_Datatype dt, M
                   MPI_Comm comm, MPI_Request* req, const NativeFn& native) {
   const char* fn = req ? "MPI_Ireduce_scatter" : "MPI_Reduce_scatter";
   // recvcounts is the same array on every rank (MPI requires it), so this choice is shared.
-  int size = 0;
+  int size = 0, rank = 0;
   PMPI_Comm_size(comm, &size);
-  for (int i = 1; i < size; ++i) {
-    if (counts[i] != counts[0]) {
-      NoteFallback(Fallback::kUneven, fn);
+  PMPI_Comm_rank(comm, &rank);
+  bool equal = true;
+  size_t total = 0;
+  for (int i = 0; i < size; ++i) {
+    if (counts[i] < 0) {  // an erroneous call: MPI's routine reports it
+      NoteFallback(Fallback::kDatatype, fn);
       return req ? native() : RunNative(comm, native);
     }
+    equal = equal && counts[i] == counts[0];
+    total += static_cast<size_t>(counts[i]);
   }
-  const CallArgs a{Kind::kReduceScatterBlock,
-                   fn,
-                   s,
-                   r,
-                   size_t(counts[0]),
-                   dt,
-                   size_t(counts[0]),
-                   dt,
-                   op,
-                   0,
-                   comm};
+  CallArgs a{Kind::kReduceScatterBlock,
+             fn,
+             s,
+             r,
+             size_t(size > 0 ? counts[0] : 0),
+             dt,
+             size_t(size > 0 ? counts[0] : 0),
+             dt,
+             op,
+             0,
+             comm};
+  if (!equal) {  // weft's reduce_scatterv, where it serves (one node)
+    a.kind = Kind::kReduceScatter;
+    a.scount = total;
+    a.rcount = static_cast<size_t>(counts[rank]);
+    a.counts = counts;
+  }
   return req ? Post(a, req, native) : Run(a, native);
 }
 

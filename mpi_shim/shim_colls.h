@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "shim_types.h"
 #include "weft/weft.h"
@@ -47,6 +48,8 @@ struct Route {
   size_t count = 0;           ///< weft elements (reductions) or bytes per block (movement)
   weftDataType_t type = weftUint8;
   weftRedOp_t op = weftSum;
+  /// MPI_Reduce_scatter's blocks in weft elements (the same on every rank).
+  std::vector<size_t> block_counts;
   std::shared_ptr<Buffers> buf = std::make_shared<Buffers>();
 };
 
@@ -58,6 +61,7 @@ enum class Kind {
   kAllgather,
   kAlltoall,
   kReduceScatterBlock,
+  kReduceScatter,  ///< unequal blocks (CallArgs::counts)
   kGather,
   kScatter,
   kScan,
@@ -82,6 +86,9 @@ struct CallArgs {
   /// handles, which a program cannot free during the call; else they hold duplicates of derived
   /// ones (KeepType), since a program may free a datatype while a call on it is pending.
   bool blocking = false;
+  /// kReduceScatter: recvcounts, the same array on every rank (scount is their sum, rcount this
+  /// rank's entry).
+  const int* counts = nullptr;
 };
 
 /// Decides serve / empty / native for a call (logging and counting the choice) and, when

@@ -5,6 +5,7 @@
 // rank's layout never decides; a layout with gaps is packed into a contiguous buffer instead.
 #include <cstring>
 
+#include "capi/interposer_hooks.h"
 #include "core/dtype.h"
 #include "shim_colls.h"
 #include "shim_requests.h"
@@ -16,7 +17,7 @@ namespace {
 
 bool IsReduction(Kind k) {
   return k == Kind::kAllreduce || k == Kind::kReduce || k == Kind::kReduceScatterBlock ||
-         k == Kind::kScan || k == Kind::kExscan;
+         k == Kind::kReduceScatter || k == Kind::kScan || k == Kind::kExscan;
 }
 
 bool Mul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
@@ -81,6 +82,9 @@ bool Layout(const CallArgs& a, const TypeShape& sshape, const TypeShape& rshape,
       if (!Mul(a.scount, p, &ns)) return false;
       nr = in_place ? ns : a.scount;  // in place, the input fills the receive buffer
       break;
+    case Kind::kReduceScatter:  // scount: the sum of the blocks
+      nr = in_place ? ns : a.rcount;
+      break;
     default:
       nr = a.scount;
   }
@@ -112,6 +116,20 @@ bool Layout(const CallArgs& a, const TypeShape& sshape, const TypeShape& rshape,
         b.dst = mine;
         b.fix = [start, mine, block] {
           if (mine != start) std::memmove(start, mine, block);
+        };
+      }
+      break;
+    case Kind::kReduceScatter:
+      if (in_place) {  // as above, block `rank` after the blocks before it
+        const size_t es = TypeSize(route->type);
+        size_t before = 0;
+        for (int q = 0; q < rank; ++q) before += route->block_counts[q];
+        char* start = b.out.bytes();
+        char* mine = start + before * es;
+        const size_t bytes = route->block_counts[rank] * es;
+        b.dst = mine;
+        b.fix = [start, mine, bytes] {
+          if (mine != start) std::memmove(start, mine, bytes);
         };
       }
       break;
@@ -263,6 +281,14 @@ Route Prepare(const CallArgs& a) {
   }
   route.comm = CommFor(a.comm, &why, !a.nonblocking);
   if (route.comm == nullptr) return Native(why, a.fn);
+  if (a.kind == Kind::kReduceScatter) {
+    // Unequal blocks run compiled on one node only (ServesOneNodeV: the same on every rank).
+    if (!ServesOneNodeV(route.comm)) return Native(Fallback::kUneven, a.fn);
+    const size_t per_element = route.count / a.scount;  // basic elements in one MPI element
+    for (int q = 0; q < CommSize(a.comm); ++q) {
+      route.block_counts.push_back(static_cast<size_t>(a.counts[q]) * per_element);
+    }
+  }
   if (!Layout(args, sshape, rshape, &route)) return Native(Fallback::kDatatype, a.fn);
   CountCall(a.fn, true);
   return route;
@@ -299,6 +325,12 @@ weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
       return plan      ? weftReduceScatterInit(b.src, b.dst, n, route.type, route.op, c, plan)
              : request ? weftIReduceScatter(b.src, b.dst, n, route.type, route.op, c, request)
                        : weftReduceScatter(b.src, b.dst, n, route.type, route.op, c, nullptr);
+    case Kind::kReduceScatter: {
+      const size_t* counts = route.block_counts.data();
+      return plan      ? weftInternalError  // MPI_Reduce_scatter_init is not intercepted
+             : request ? weftIReduceScatterV(b.src, b.dst, counts, route.type, route.op, c, request)
+                       : weftReduceScatterV(b.src, b.dst, counts, route.type, route.op, c, nullptr);
+    }
     case Kind::kGather:
       return plan      ? weftInternalError  // no persistent gather is intercepted
              : request ? weftIGather(b.src, b.dst, n, weftUint8, a.root, c, request)

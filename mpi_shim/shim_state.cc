@@ -30,7 +30,7 @@ const char* ReasonText(Fallback why) {
     case Fallback::kOp:
       return "reduction op weft does not serve (user-defined, MINLOC/MAXLOC, logical, bitwise)";
     case Fallback::kUneven:
-      return "MPI_Reduce_scatter with unequal counts";
+      return "unequal counts across nodes (MPI_Allgatherv, MPI_Reduce_scatter)";
     case Fallback::kSetupFailed:
       return "weft's setup failed on this communicator";
     case Fallback::kMismatch:
@@ -40,8 +40,8 @@ const char* ReasonText(Fallback why) {
              "the communicator's creation by MPI_Comm_dup/split/create or its first blocking "
              "collective)";
     case Fallback::kMpiRoutine:
-      return "weft would run the MPI library's routine here (alltoallv on one node, or where the "
-             "model keeps MPI's)";
+      return "weft would run the MPI library's routine here (a v-collective across nodes, "
+             "WEFT_ALLTOALLV=native, or where the model keeps MPI's)";
     default:
       return "?";
   }
