@@ -15,9 +15,10 @@ fail() { echo "check_bench: $*" >&2; exit 1; }
 grep -q "^# wrong elements: weft 0, native 0" "$work/out.txt" || fail "wrong elements reported"
 grep -q "^# node copy bandwidth: [0-9.]* GB/s" "$work/out.txt" || fail "no start bandwidth"
 grep -q "^# node copy bandwidth at the end: [0-9.]* GB/s" "$work/out.txt" || fail "no end bandwidth"
-for c in allreduce reduce_scatter allgather broadcast reduce alltoall; do
+for c in allreduce reduce_scatter allgather broadcast reduce alltoall alltoallv allgatherv gatherv \
+         scatterv reduce_scatterv; do
   for impl in native weft; do
-    # 8 B, 256 B, 8 KiB out of place and in place (alltoall and reduce_scatter skip 8 B: one
+    # 8 B, 256 B, 8 KiB out of place and in place (the kinds of P blocks per rank skip 8 B: one
     # element per rank needs 16 B).
     n=$(grep -c "^$c,[0-9]*,[0-9]*,double,[a-z]*,-\?[0-9]*,[01],$impl," "$work/out.csv" || true)
     [ "$n" -ge 4 ] || fail "$c: $n $impl rows in the CSV, expected at least 4"

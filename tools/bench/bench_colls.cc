@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench_device.h"
+#include "bench_vcolls.h"
 #include "check/reference.h"
 #include "core/dtype.h"
 #include "native/mpi_types.h"
@@ -28,7 +29,7 @@ MPI_Op NativeOp(weftRedOp_t op) {
 
 bool Reduces(Coll c) {
   return c == Coll::kAllReduce || c == Coll::kReduce || c == Coll::kReduceScatter ||
-         c == Coll::kScan || c == Coll::kExScan;
+         c == Coll::kReduceScatterV || c == Coll::kScan || c == Coll::kExScan;
 }
 
 // In place every call has one buffer, recv (bench_main.cc): a gather's input is block `rank`
@@ -49,6 +50,7 @@ void* ScatterRecv(const Ctx& x, const Shape& s, bool ip, unsigned char* recv, bo
 
 int PostNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv,
                MPI_Request* req) {
+  if (IsV(x.coll)) return NativeV(x, s, ip, send, recv, req);
   const int n = static_cast<int>(s.count);
   const MPI_Datatype t = NativeType(x.type);
   const MPI_Op op = NativeOp(x.op);
@@ -68,12 +70,6 @@ int PostNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsig
       return MPI_Ibcast(recv, n, t, x.root, x.mpi, req);
     case Coll::kAllToAll:
       return MPI_Ialltoall(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi, req);
-    case Coll::kAllToAllV: {
-      const VLayout& v = *s.v;
-      return MPI_Ialltoallv(ip ? MPI_IN_PLACE : send, v.mpi_send_counts.data(),
-                            v.mpi_send_displs.data(), t, recv, v.mpi_recv_counts.data(),
-                            v.mpi_recv_displs.data(), t, x.mpi, req);
-    }
     case Coll::kGather:
       return MPI_Igather(GatherSend(x, s, ip, send, recv, true), n, t, recv, n, t, x.root, x.mpi,
                          req);
@@ -90,6 +86,7 @@ int PostNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsig
 
 int PostWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned char* recv,
              weftRequest_t* req) {
+  if (IsV(x.coll)) return WeftV(x, s, ip, send, recv, req);
   const size_t es = weft::TypeSize(x.type);
   const size_t n = s.count;
   switch (x.coll) {
@@ -106,11 +103,6 @@ int PostWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigne
       return weftIBroadcast(ip ? recv : send, recv, n, x.type, x.root, x.comm, req);
     case Coll::kAllToAll:
       return weftIAllToAll(ip ? recv : send, recv, n, x.type, x.comm, req);
-    case Coll::kAllToAllV: {
-      const VLayout& v = *s.v;
-      return weftIAllToAllV(ip ? recv : send, v.send_counts.data(), v.send_displs.data(), recv,
-                            v.recv_counts.data(), v.recv_displs.data(), x.type, x.comm, req);
-    }
     case Coll::kGather:
       return weftIGather(GatherSend(x, s, ip, send, recv, false), recv, n, x.type, x.root, x.comm,
                          req);
@@ -131,6 +123,7 @@ int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsign
     int rc = PostNative(x, s, ip, send, recv, &req);
     return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
   }
+  if (IsV(x.coll)) return NativeV(x, s, ip, send, recv, nullptr);
   const int n = static_cast<int>(s.count);
   const MPI_Datatype t = NativeType(x.type);
   const MPI_Op op = NativeOp(x.op);
@@ -150,12 +143,6 @@ int RunNative(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsign
       return MPI_Bcast(recv, n, t, x.root, x.mpi);
     case Coll::kAllToAll:
       return MPI_Alltoall(ip ? MPI_IN_PLACE : send, n, t, recv, n, t, x.mpi);
-    case Coll::kAllToAllV: {
-      const VLayout& v = *s.v;
-      return MPI_Alltoallv(ip ? MPI_IN_PLACE : send, v.mpi_send_counts.data(),
-                           v.mpi_send_displs.data(), t, recv, v.mpi_recv_counts.data(),
-                           v.mpi_recv_displs.data(), t, x.mpi);
-    }
     case Coll::kGather:
       return MPI_Gather(GatherSend(x, s, ip, send, recv, true), n, t, recv, n, t, x.root, x.mpi);
     case Coll::kScatter:
@@ -175,6 +162,7 @@ int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned
     int rc = PostWeft(x, s, ip, send, recv, &req);
     return rc != weftSuccess ? rc : weftRequestWait(&req);
   }
+  if (IsV(x.coll)) return WeftV(x, s, ip, send, recv, nullptr);
   const size_t es = weft::TypeSize(x.type);
   const size_t n = s.count;
   switch (x.coll) {
@@ -191,11 +179,6 @@ int RunWeft(const Ctx& x, const Shape& s, bool ip, unsigned char* send, unsigned
       return weftBroadcast(ip ? recv : send, recv, n, x.type, x.root, x.comm, nullptr);
     case Coll::kAllToAll:
       return weftAllToAll(ip ? recv : send, recv, n, x.type, x.comm, nullptr);
-    case Coll::kAllToAllV: {
-      const VLayout& v = *s.v;
-      return weftAllToAllV(ip ? recv : send, v.send_counts.data(), v.send_displs.data(), recv,
-                           v.recv_counts.data(), v.recv_displs.data(), x.type, x.comm, nullptr);
-    }
     case Coll::kGather:
       return weftGather(GatherSend(x, s, ip, send, recv, false), recv, n, x.type, x.root, x.comm,
                         nullptr);
@@ -217,43 +200,6 @@ size_t CountDiffs(const unsigned char* got, const unsigned char* want, size_t n,
   size_t wrong = 0;
   for (size_t i = 0; i < n; ++i) wrong += std::memcmp(got + i * es, want + i * es, es) != 0;
   return wrong;
-}
-
-// Elements rank i sends rank j for a base block of c elements.
-size_t PairCount(VPattern p, size_t c, int i, int j) {
-  if (p == VPattern::kUniform) return c;
-  return (i + j) % 4 == 0 ? 4 * c : c / 4;
-}
-
-// Packed in rank order.
-std::shared_ptr<const VLayout> MakeVLayout(const Ctx& x, size_t c) {
-  auto v = std::make_shared<VLayout>();
-  size_t so = 0, ro = 0;
-  for (int j = 0; j < x.size; ++j) {
-    v->send_counts.push_back(PairCount(x.vpattern, c, x.rank, j));
-    v->recv_counts.push_back(PairCount(x.vpattern, c, j, x.rank));
-    v->send_displs.push_back(so);
-    v->recv_displs.push_back(ro);
-    so += v->send_counts.back();
-    ro += v->recv_counts.back();
-  }
-  v->fits_int = so <= static_cast<size_t>(INT_MAX) && ro <= static_cast<size_t>(INT_MAX);
-  auto to_int = [](const std::vector<size_t>& a) {
-    std::vector<int> out;
-    for (size_t e : a) out.push_back(static_cast<int>(std::min<size_t>(e, INT_MAX)));
-    return out;
-  };
-  v->mpi_send_counts = to_int(v->send_counts);
-  v->mpi_send_displs = to_int(v->send_displs);
-  v->mpi_recv_counts = to_int(v->recv_counts);
-  v->mpi_recv_displs = to_int(v->recv_displs);
-  return v;
-}
-
-size_t Sum(const std::vector<size_t>& a) {
-  size_t n = 0;
-  for (size_t e : a) n += e;
-  return n;
 }
 
 }  // namespace
@@ -300,14 +246,9 @@ Shape ShapeOf(const Ctx& x, size_t bytes) {
       s.alg_bytes = s.send_bytes;
       s.bus_factor = (P - 1) / P;
       break;
-    case Coll::kAllToAllV:  // count: the base block; the sizes follow --vpattern
-      s.count = bytes / (es * p);
-      s.v = MakeVLayout(x, s.count);
-      s.send_bytes = Sum(s.v->send_counts) * es;
-      s.recv_bytes = Sum(s.v->recv_counts) * es;
-      s.alg_bytes = s.send_bytes;
-      s.bus_factor = (P - 1) / P;
-      break;
+    default:  // the v-collectives: count is the base block; the sizes follow --vpattern
+      ShapeOfV(x, bytes, &s);
+      return s;
   }
   s.buf_bytes = std::max(s.send_bytes, s.recv_bytes);
   return s;
@@ -340,6 +281,7 @@ int RunOnce(Impl impl, const Ctx& x, const Shape& s, bool in_place, unsigned cha
 
 size_t Validate(Impl impl, const Ctx& x, const Shape& s, bool ip, unsigned char* send,
                 unsigned char* recv) {
+  if (IsV(x.coll)) return ValidateV(impl, x, s, ip, send, recv);
   const size_t es = weft::TypeSize(x.type), n = s.count, block = n * es;
   const uint64_t seed = 0xbe9c;
   unsigned char* in = ip ? recv : send;
@@ -387,21 +329,6 @@ size_t Validate(Impl impl, const Ctx& x, const Shape& s, bool ip, unsigned char*
         wrong += CountDiffs(recv + p * block, want.data(), n, es);
       }
       return wrong;
-    case Coll::kAllToAllV: {
-      const VLayout& v = *s.v;
-      for (int p = 0; p < P; ++p) {
-        Fill(x.type, weftSum, x.rank * 1000 + p, seed, in + v.send_displs[p] * es,
-             v.send_counts[p]);
-      }
-      const size_t total = Sum(v.recv_counts);
-      if (RunOnce(impl, x, s, ip, send, recv) != 0) return total;
-      for (int p = 0; p < P; ++p) {
-        want.resize(std::max<size_t>(v.recv_counts[p] * es, 1));
-        Fill(x.type, weftSum, p * 1000 + x.rank, seed, want.data(), v.recv_counts[p]);
-        wrong += CountDiffs(recv + v.recv_displs[p] * es, want.data(), v.recv_counts[p], es);
-      }
-      return wrong;
-    }
     case Coll::kGather: {
       // The root's receive buffer cleared first: in place its own block is the input.
       if (x.rank == x.root) std::memset(recv, 0, s.recv_bytes);

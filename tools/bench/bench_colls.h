@@ -30,7 +30,9 @@ enum class Impl {
 
 struct DeviceScratch;
 
-/// alltoallv's arrays at one sweep point, in elements: weft's (size_t) and MPI's (int).
+/// A v-collective's arrays at one sweep point, in elements: weft's (size_t) and MPI's (int).
+/// alltoallv has both sides; allgatherv, gatherv and reduce_scatterv their one array on the
+/// receive side (recvcounts), scatterv on the send side (sendcounts).
 struct VLayout {
   std::vector<size_t> send_counts, send_displs, recv_counts, recv_displs;
   std::vector<int> mpi_send_counts, mpi_send_displs, mpi_recv_counts, mpi_recv_displs;
@@ -45,7 +47,7 @@ struct Shape {
   size_t buf_bytes = 0;              // one in-place buffer
   double alg_bytes = 0;              // bytes in nccl-tests' algbw
   double bus_factor = 1;             // busbw = algbw * bus_factor
-  std::shared_ptr<const VLayout> v;  // alltoallv only
+  std::shared_ptr<const VLayout> v;  // the v-collectives only
 };
 
 /// The communicators and settings every call uses.
@@ -59,7 +61,7 @@ struct Ctx {
   int root;
   DeviceScratch* dev = nullptr;            // device buffers of the device modes (--memory device)
   bool nonblocking = false;                // post the nonblocking call, then wait (--nonblocking)
-  VPattern vpattern = VPattern::kUniform;  // alltoallv's block sizes (--vpattern)
+  VPattern vpattern = VPattern::kUniform;  // the v-collectives' block sizes (--vpattern)
 };
 
 /// Posts native MPI's nonblocking routine (MPI_Iallreduce, ...) into *req.

@@ -177,10 +177,7 @@ bool RunDeviceBench(Ctx& x, const Options& o, std::vector<Record>* rows, long lo
           r.count = s.count;
           r.dtype = weft::TypeName(x.type);
           r.op = weft::OpName(x.op);
-          r.root = (c == Coll::kBroadcast || c == Coll::kReduce || c == Coll::kGather ||
-                    c == Coll::kScatter)
-                       ? x.root
-                       : -1;
+          r.root = Rooted(c) ? x.root : -1;
           r.in_place = ip;
           r.impl = ModeName(m);
           r.time_us = us;

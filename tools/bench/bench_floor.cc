@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "bench_vcolls.h"
+
 namespace bench {
 
 NodeCopy MeasureNodeCopy(MPI_Comm comm) {
@@ -35,11 +37,11 @@ NodeCopy MeasureNodeCopy(MPI_Comm comm) {
 }
 
 double FloorBytes(Coll coll, size_t bytes, int node_ranks) {
+  coll = EqualForm(coll);  // a v-collective as its equal form, with S this rank's bytes
   const double S = static_cast<double>(bytes), P = node_ranks;
   switch (coll) {
     case Coll::kAllReduce:  // P inputs of S, P outputs of S
     case Coll::kAllToAll:   // P inputs of S (P blocks), P outputs of S
-    case Coll::kAllToAllV:  // the same, with S this rank's send bytes
       return 2 * P * S;
     case Coll::kReduceScatter:  // P inputs of S, P outputs of S / P
     case Coll::kBroadcast:      // one input of S, P outputs of S
@@ -58,6 +60,7 @@ double FloorBytes(Coll coll, size_t bytes, int node_ranks) {
 }
 
 double NetworkFloorBytes(Coll coll, size_t bytes, int hosts, int ranks_per_host) {
+  coll = EqualForm(coll);  // (uniform blocks; others are an estimate)
   const double S = static_cast<double>(bytes), H = hosts, K = ranks_per_host;
   if (hosts < 2) return 0;
   switch (coll) {
@@ -70,8 +73,7 @@ double NetworkFloorBytes(Coll coll, size_t bytes, int hosts, int ranks_per_host)
     case Coll::kBroadcast:  // S leaves the root's host once; S arrives at each other host
     case Coll::kReduce:     // S (pre-reduced) arrives at the root's host
       return S;
-    case Coll::kAllToAll:   // each of K ranks sends (H-1)/H of its S off the host
-    case Coll::kAllToAllV:  // (uniform blocks; skewed ones are an estimate)
+    case Coll::kAllToAll:  // each of K ranks sends (H-1)/H of its S off the host
       return K * (H - 1) / H * S;
     case Coll::kGather:  // the other hosts' K blocks of S arrive at the root's host
       return (H - 1) * K * S;
@@ -80,8 +82,9 @@ double NetworkFloorBytes(Coll coll, size_t bytes, int hosts, int ranks_per_host)
     case Coll::kScan:  // each host but the last passes its prefix of S on
     case Coll::kExScan:
       return S;
+    default:
+      return 0;
   }
-  return 0;
 }
 
 }  // namespace bench

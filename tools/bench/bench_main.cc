@@ -144,7 +144,7 @@ bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place,
     r.count = s.count;
     r.dtype = weft::check::TName(x.type);
     r.op = weft::check::OName(x.op);
-    r.root = (x.coll == Coll::kBroadcast || x.coll == Coll::kReduce) ? x.root : -1;
+    r.root = Rooted(x.coll) ? x.root : -1;
     r.in_place = in_place;
     r.impl = impl == Impl::kNative ? "native" : "weft";
     double sec = Median(t);

@@ -12,16 +12,18 @@
 namespace bench {
 namespace {
 
-constexpr Coll kAll[] = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather, Coll::kBroadcast,
-                         Coll::kReduce,    Coll::kAllToAll,      Coll::kAllToAllV, Coll::kGather,
-                         Coll::kScatter,   Coll::kScan,          Coll::kExScan};
+constexpr Coll kAll[] = {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather,
+                         Coll::kBroadcast, Coll::kReduce,        Coll::kAllToAll,
+                         Coll::kAllToAllV, Coll::kGather,        Coll::kScatter,
+                         Coll::kScan,      Coll::kExScan,        Coll::kAllGatherV,
+                         Coll::kGatherV,   Coll::kScatterV,      Coll::kReduceScatterV};
 
 void Usage() {
   std::fprintf(
       stderr,
       "usage: weft-bench "
       "<allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall|alltoallv|gather|scatter|"
-      "scan|exscan|all> [flags]\n"
+      "scan|exscan|allgatherv|gatherv|scatterv|reduce_scatterv|all> [flags]\n"
       "  -b, --minbytes N   smallest per-rank send buffer (default 8; K, M, G suffixes)\n"
       "  -e, --maxbytes N   largest (default 64M)\n"
       "  -f, --stepfactor F multiply the size by F each step (default 2)\n"
@@ -56,19 +58,29 @@ void Usage() {
       "      --overlap-compute busy|sleep  the overlap's computation spins (OSU's, busy,\n"
       "                     default) or sleeps (a host thread waiting on a device: its\n"
       "                     core is free for a progress thread)\n"
-      "      --vpattern uniform|skewed  alltoallv block sizes for a size S per rank: every\n"
-      "                     block S/P (uniform), or 4S/P for the pairs with (i+j) mod 4 == 0\n"
-      "                     and S/4P for the others (skewed) (default uniform)\n"
+      "      --vpattern uniform|skewed|sparse  the v-collectives' block sizes, from the\n"
+      "                     equal form's block B at size S (S/P, or S for the gathers):\n"
+      "                     every block B (uniform); 4B for alltoallv's pairs with (i+j)\n"
+      "                     mod 4 == 0 and the other kinds' ranks q with q mod 4 == 0, B/4\n"
+      "                     for the rest (skewed); B between ring neighbours only (alltoallv)\n"
+      "                     or for q mod 4 == 1 only, none for the rest (sparse)\n"
+      "                     (default uniform)\n"
       "      --warmup N, --validate 0|1  aliases of -w and -c\n");
 }
 
 }  // namespace
 
 const char* CollName(Coll c) {
-  static const char* k[] = {"allreduce", "reduce_scatter", "allgather", "broadcast",
-                            "reduce",    "alltoall",       "alltoallv", "gather",
-                            "scatter",   "scan",           "exscan"};
+  static const char* k[] = {"allreduce", "reduce_scatter", "allgather",      "broadcast",
+                            "reduce",    "alltoall",       "alltoallv",      "gather",
+                            "scatter",   "scan",           "exscan",         "allgatherv",
+                            "gatherv",   "scatterv",       "reduce_scatterv"};
   return k[static_cast<int>(c)];
+}
+
+bool Rooted(Coll c) {
+  return c == Coll::kBroadcast || c == Coll::kReduce || c == Coll::kGather || c == Coll::kScatter ||
+         c == Coll::kGatherV || c == Coll::kScatterV;
 }
 
 // Iterations per size: a run must end (ten million 8-byte calls take tens of seconds).
@@ -206,8 +218,10 @@ bool ParseOptions(int argc, char** argv, Options* o, int* exit_code) {
       o->link_gbps = std::strtod(v.c_str(), &end);
       ok = end != v.c_str() && *end == '\0' && o->link_gbps > 0 && o->link_gbps <= 1e6;
     } else if (a == "--vpattern") {
-      o->vpattern = v == "skewed" ? VPattern::kSkewed : VPattern::kUniform;
-      ok = v == "skewed" || v == "uniform";
+      o->vpattern = v == "skewed"   ? VPattern::kSkewed
+                    : v == "sparse" ? VPattern::kSparse
+                                    : VPattern::kUniform;
+      ok = v == "skewed" || v == "sparse" || v == "uniform";
     } else if (a == "--csv")
       o->csv = v;
     else if (a == "--json")

@@ -18,16 +18,26 @@ enum class Coll {
   kReduce,
   kAllToAll,
   kAllToAllV,
-  kGather,  ///< count per rank, as allgather; the root receives P blocks
-  kScatter,  ///< count per block, as reduce_scatter; the root sends P blocks
-  kScan,     ///< the vector, as allreduce; rank r gets the reduction of ranks 0..r
-  kExScan    ///< the same over ranks 0..r-1 (rank 0 gets nothing)
+  kGather,         ///< count per rank, as allgather; the root receives P blocks
+  kScatter,        ///< count per block, as reduce_scatter; the root sends P blocks
+  kScan,           ///< the vector, as allreduce; rank r gets the reduction of ranks 0..r
+  kExScan,         ///< the same over ranks 0..r-1 (rank 0 gets nothing)
+  kAllGatherV,     ///< allgather with a count per rank (--vpattern); MPI_Allgatherv
+  kGatherV,        ///< gather with a count per rank; MPI_Gatherv
+  kScatterV,       ///< scatter with a count per block; MPI_Scatterv
+  kReduceScatterV  ///< reduce_scatter with a count per block; MPI_Reduce_scatter
 };
 
-/// alltoallv's block sizes (--vpattern): every block the same (alltoall through the v
-/// interface), or skewed: the pairs with (i + j) mod 4 == 0 send 4x the base block and the
-/// others a quarter of it (symmetric, so in place works; totals differ by rank).
-enum class VPattern { kUniform, kSkewed };
+/// True for the collectives with a root (-r).
+bool Rooted(Coll c);
+
+/// The v-collectives' block sizes (--vpattern): every block the same (the equal form through
+/// the v interface); skewed: alltoallv's pairs with (i + j) mod 4 == 0, and the other kinds'
+/// ranks q with q mod 4 == 0, have 4x the base block and the others a quarter of it (symmetric,
+/// so in place works; totals differ by rank); sparse: most blocks empty, as a halo exchange
+/// leaves them: alltoallv's ranks exchange with their two ring neighbours only, the other
+/// kinds' ranks q with q mod 4 == 1 have the base block and the others none.
+enum class VPattern { kUniform, kSkewed, kSparse };
 
 /// Parsed options.
 struct Options {
