@@ -25,17 +25,21 @@ namespace weft::sched {
 // for the communicator's life. A scatter's peers each read their own block, so cma wins there
 // from 8 KiB (1.26-1.75x native against oneshot's 1.12-1.51x in one run of each, weft-bench
 // scatter with the same flags).
-// Scans run oneshot up to 256 KiB: at 2 ranks, reused buffers, it ran 1.38-1.59x native (scan)
-// and 0.97-1.52x (exscan) at 32-256 KiB, where doubling over MPI ran 0.39-0.70x; at 2 MiB both
-// ran 0.26-0.64x (WEFT_RECIPE=oneshot and the default, weft-bench scan|exscan -b 32K -e 2M -f 8
-// --place out --buffers hot, Open MPI, one run each).
+// Scans run oneshot up to 128 KiB (scan) and 4 KiB (exscan), doubling above, since doubling
+// sends a rank's input straight from its buffer and an exscan's receiver takes it straight into
+// its own (one message at 2 ranks, as MPI's linear scan). At 2 ranks, Open MPI, one run of
+// WEFT_RECIPE=oneshot|doubling weft-bench scan|exscan -b 2K -e 256K -f 2 --place out in each
+// regime (hot / rotated): scan oneshot 1.03-2.06x / 1.12-2.09x native up to 128 KiB, 0.85x / 1.12x
+// at 256 KiB, doubling 1.29x / 0.99x there; exscan oneshot 0.43-0.80x hot from 8 KiB (rotated
+// 0.96-1.31x), doubling 0.87-0.96x / 0.90-1.02x.
 uint64_t OneShotMaxBytes(Coll c) {
   switch (c) {
     case Coll::kGather:
       return 4u << 20;
     case Coll::kScan:
+      return 128u << 10;
     case Coll::kExScan:
-      return 256u << 10;
+      return 4u << 10;
     case Coll::kAllReduce:
       return 4u << 10;
     case Coll::kBroadcast:

@@ -8,8 +8,8 @@
 // second signal first. No MPI at all. Every rank
 // reads the whole input of its peers it needs, so it suits small and medium messages; the cost
 // model keeps it there. Serves every collective (gather and scatter: only the root's side
-// copies more than one block; a scan's rank r reduces the first r + 1 slots). Needs every rank
-// on one node.
+// copies more than one block; a scan's rank r reduces the first r slots and its own input). Needs
+// every rank on one node.
 #include "sched/algos/builder.h"
 #include "sched/algos/registry.h"
 
@@ -56,10 +56,14 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
   // Peers have finished reading this bank's last contents (the transport relaxes the target).
   b.WaitPeers(0, 0);
   // What only this rank reads stays out of its slot: a gather root's own block, which it copies
-  // straight to its receive buffer (or finds there, in place).
+  // straight to its receive buffer (or finds there, in place), a scan rank's own input (read from
+  // its send buffer),
   const bool from_root = spec.coll == Coll::kBroadcast || spec.coll == Coll::kScatter;
   const bool to_root = spec.coll == Coll::kReduce || spec.coll == Coll::kGather;
-  if ((!from_root || rank == spec.root) && !(spec.coll == Coll::kGather && rank == spec.root)) {
+  // and a scan's last rank, whose input no one else reads.
+  const bool scan = IsScan(spec.coll);
+  if ((!from_root || rank == spec.root) && !(spec.coll == Coll::kGather && rank == spec.root) &&
+      !(scan && rank == P - 1)) {
     b.Copy(ShmAt(rank, kAt), SendAt(0), SendBytes(spec, rank));
   }
   b.Signal(0);
@@ -68,6 +72,8 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
   // reduce for nobody (as an eager MPI send returns before the receiver looks).
   if (from_root) {
     if (rank != spec.root) b.Wait(spec.root, 0, 1);
+  } else if (scan) {  // a scan's rank r reads the ranks below it
+    for (int q = 0; q < rank; ++q) b.Wait(q, 0, 1);
   } else if (!to_root || rank == spec.root) {
     b.WaitPeers(0, 1);
   }
@@ -113,12 +119,12 @@ ir::Program OneShotGen::Generate(const CollSpec& spec, const std::vector<int>&, 
         b.Copy(RecvAt(0), SendAt(rank * blk), blk);
       }
       break;
-    case Coll::kScan:  // the slots of ranks 0..rank, in rank order
+    case Coll::kScan:  // the slots of ranks 0..rank - 1 in rank order, then its own input
     case Coll::kExScan: {
-      const int upto = spec.coll == Coll::kScan ? rank + 1 : rank;
-      if (upto > 0) {
-        slots_at(0);
-        all.resize(upto);
+      slots_at(0);
+      all.resize(rank);
+      if (spec.coll == Coll::kScan) all.push_back(SendAt(0));
+      if (!all.empty() && !(all.size() == 1 && spec.in_place && spec.coll == Coll::kScan)) {
         b.Reduce(RecvAt(0), all, blk);
       }
       break;
