@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "bench_vcolls.h"
 #include "core/dtype.h"
 
 namespace bench {
@@ -173,7 +174,7 @@ bool RunDeviceBench(Ctx& x, const Options& o, std::vector<Record>* rows, long lo
           if (m == Impl::kStageReuse) reuse_us = us;
           Record r;
           r.collective = CollName(c);
-          r.bytes = s.send_bytes;
+          r.bytes = RowBytes(x, s);
           r.count = s.count;
           r.dtype = weft::TypeName(x.type);
           r.op = weft::OpName(x.op);

@@ -14,6 +14,7 @@
 #include "bench_floor.h"
 #include "bench_output.h"
 #include "bench_overlap.h"
+#include "bench_vcolls.h"
 #include "check/reference.h"
 #include "core/dtype.h"
 
@@ -140,7 +141,7 @@ bool Measure(const Ctx& x, const Options& o, const Shape& s, bool in_place,
     MPI_Allreduce(MPI_IN_PLACE, t.data(), samples, MPI_DOUBLE, MPI_MAX, x.mpi);
     Record r;
     r.collective = CollName(x.coll);
-    r.bytes = s.send_bytes;
+    r.bytes = RowBytes(x, s);
     r.count = s.count;
     r.dtype = weft::check::TName(x.type);
     r.op = weft::check::OName(x.op);

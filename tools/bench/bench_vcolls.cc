@@ -145,6 +145,12 @@ Coll EqualForm(Coll c) {
   }
 }
 
+size_t RowBytes(const Ctx& x, const Shape& s) {
+  if (!IsV(x.coll)) return s.send_bytes;
+  const bool gathers = x.coll == Coll::kAllGatherV || x.coll == Coll::kGatherV;
+  return s.count * weft::TypeSize(x.type) * (gathers ? 1 : static_cast<size_t>(x.size));
+}
+
 void ShapeOfV(const Ctx& x, size_t bytes, Shape* s) {
   const size_t es = weft::TypeSize(x.type), p = static_cast<size_t>(x.size);
   const double P = x.size;

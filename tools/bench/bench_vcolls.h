@@ -12,6 +12,9 @@ bool IsV(Coll c);
 /// The collective with equal blocks a v-collective generalises (itself for the others): what
 /// the floors and bandwidth factors follow.
 Coll EqualForm(Coll c);
+/// The size a table row names: the send bytes of one rank, or for a v-collective (whose ranks'
+/// sizes differ) the equal form's at the same base block.
+size_t RowBytes(const Ctx& x, const Shape& s);
 /// Sets s's counts, arrays and sizes for a per-rank size of about `bytes` (ShapeOf's contract).
 void ShapeOfV(const Ctx& x, size_t bytes, Shape* s);
 /// Posts (req set) or runs native MPI's routine (MPI_Alltoallv, MPI_Iallgatherv, ...).
