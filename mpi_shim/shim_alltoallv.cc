@@ -35,7 +35,7 @@ std::shared_ptr<VCall> PrepareV(const char* fn, bool nonblocking, const void* s,
                                 const int* sd, MPI_Datatype st, void* r, const int* rc,
                                 const int* rd, MPI_Datatype rt, MPI_Comm comm, int* err) {
   *err = MPI_SUCCESS;
-  auto c = std::make_shared<VCall>();
+  std::shared_ptr<VCall> c = ReusableCall<VCall>(!nonblocking);
   c->in_place = s == MPI_IN_PLACE;
   TypeShape sshape, rshape;
   // Invalid handles are MPI's to report (every rank of a correct program passes valid ones).
@@ -74,10 +74,10 @@ std::shared_ptr<VCall> PrepareV(const char* fn, bool nonblocking, const void* s,
   const size_t unit = rshape.basic != MPI_DATATYPE_NULL ? rshape.size : 1;
   c->type =
       ElementFor({&send.counts(), &send.offsets(), &c->out.counts(), &c->out.offsets()}, unit, &es);
-  c->scount = Divided(send.counts(), es);
-  c->sdispl = Divided(send.offsets(), es);
-  c->rcount = Divided(c->out.counts(), es);
-  c->rdispl = Divided(c->out.offsets(), es);
+  DivideInto(send.counts(), es, &c->scount);
+  DivideInto(send.offsets(), es, &c->sdispl);
+  DivideInto(c->out.counts(), es, &c->rcount);
+  DivideInto(c->out.offsets(), es, &c->rdispl);
   return c;
 }
 

@@ -16,7 +16,7 @@ namespace {
 
 // A nonblocking routine with fixed counts.
 void Fixed(Kind kind, const char* fn, void* s, void* r, F* sn, F* st, F* rn, F* rt, F* op, F* root,
-           F* comm, F* req, F* ierr, const std::function<int()>& native) {
+           F* comm, F* req, F* ierr, const NativeFn& native) {
   RequestOut out(req);
   Done(ierr, out.Finish(Guard([&] {
     return Post(FixedArgs(kind, fn, s, r, sn, st, rn, rt, op, root, comm), out.c(),

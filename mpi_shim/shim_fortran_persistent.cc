@@ -17,7 +17,7 @@ using F = MPI_Fint;
 namespace {
 
 void Fixed(Kind kind, const char* fn, void* s, void* r, F* sn, F* st, F* rn, F* rt, F* op, F* root,
-           F* comm, F* req, F* ierr, const std::function<int()>& native) {
+           F* comm, F* req, F* ierr, const NativeFn& native) {
   MPI_Request c = MPI_REQUEST_NULL;
   Done(ierr, Guard([&] {
          return ServePersistent(FixedArgs(kind, fn, s, r, sn, st, rn, rt, op, root, comm), &c, [&] {

@@ -123,10 +123,10 @@ bool Layout(const CallArgs& a, const TypeShape& sshape, const TypeShape& rshape,
       if (in_place) {  // as above, block `rank` after the blocks before it
         const size_t es = TypeSize(route->type);
         size_t before = 0;
-        for (int q = 0; q < rank; ++q) before += route->block_counts[q];
+        for (int q = 0; q < rank; ++q) before += b.block_counts[q];
         char* start = b.out.bytes();
         char* mine = start + before * es;
-        const size_t bytes = route->block_counts[rank] * es;
+        const size_t bytes = b.block_counts[rank] * es;
         b.dst = mine;
         b.fix = [start, mine, bytes] {
           if (mine != start) std::memmove(start, mine, bytes);
@@ -187,6 +187,7 @@ Route PrepareRootedMove(const CallArgs& a) {
   Fallback why = Fallback::kDatatype;
   route.comm = CommFor(a.comm, &why, !a.nonblocking);
   if (route.comm == nullptr) return Native(why, a.fn);
+  route.buf = CallBuffers(a.blocking);
   Buffers& b = *route.buf;
   const size_t p = static_cast<size_t>(size);
   size_t many = 0;
@@ -220,6 +221,17 @@ Route PrepareRootedMove(const CallArgs& a) {
 }
 
 }  // namespace
+
+std::shared_ptr<Buffers> CallBuffers(bool blocking) {
+  std::shared_ptr<Buffers> b = ReusableCall<Buffers>(blocking);
+  b->pack_in = b->pack_out = b->unpack_out = false;
+  b->src = nullptr;
+  b->dst = nullptr;
+  b->fix = nullptr;
+  b->unpack = nullptr;
+  b->then = nullptr;
+  return b;
+}
 
 int Buffers::Before() {
   int rc = pack_in ? in.Pack() : MPI_SUCCESS;
@@ -281,12 +293,17 @@ Route Prepare(const CallArgs& a) {
   }
   route.comm = CommFor(a.comm, &why, !a.nonblocking);
   if (route.comm == nullptr) return Native(why, a.fn);
+  // Unequal blocks run compiled on one node only (ServesOneNodeV: the same on every rank).
+  if (a.kind == Kind::kReduceScatter && !ServesOneNodeV(route.comm)) {
+    return Native(Fallback::kUneven, a.fn);
+  }
+  route.buf = CallBuffers(a.blocking);
   if (a.kind == Kind::kReduceScatter) {
-    // Unequal blocks run compiled on one node only (ServesOneNodeV: the same on every rank).
-    if (!ServesOneNodeV(route.comm)) return Native(Fallback::kUneven, a.fn);
     const size_t per_element = route.count / a.scount;  // basic elements in one MPI element
-    for (int q = 0; q < CommSize(a.comm); ++q) {
-      route.block_counts.push_back(static_cast<size_t>(a.counts[q]) * per_element);
+    std::vector<size_t>& blocks = route.buf->block_counts;
+    blocks.resize(static_cast<size_t>(CommSize(a.comm)));
+    for (size_t q = 0; q < blocks.size(); ++q) {
+      blocks[q] = static_cast<size_t>(a.counts[q]) * per_element;
     }
   }
   if (!Layout(args, sshape, rshape, &route)) return Native(Fallback::kDatatype, a.fn);
@@ -326,7 +343,7 @@ weftResult_t Launch(const CallArgs& a, const Route& route, weftPlan_t* plan,
              : request ? weftIReduceScatter(b.src, b.dst, n, route.type, route.op, c, request)
                        : weftReduceScatter(b.src, b.dst, n, route.type, route.op, c, nullptr);
     case Kind::kReduceScatter: {
-      const size_t* counts = route.block_counts.data();
+      const size_t* counts = b.block_counts.data();
       return plan      ? weftInternalError  // MPI_Reduce_scatter_init is not intercepted
              : request ? weftIReduceScatterV(b.src, b.dst, counts, route.type, route.op, c, request)
                        : weftReduceScatterV(b.src, b.dst, counts, route.type, route.op, c, nullptr);

@@ -47,9 +47,15 @@ const char* ReasonText(Fallback why) {
   }
 }
 
+// Advanced whenever an attached communicator goes (freed, or at MPI_Finalize): CommFor's
+// per-thread memory of its last lookup is valid only at the value it was made under, so a
+// handle that MPI reuses for a new communicator is looked up again.
+std::atomic<uint64_t> g_comm_generation{0};
+
 // Attribute delete callback: the user freed the communicator, so weft's goes too.
 int DeleteAttr(MPI_Comm, int, void* value, void*) {
   auto comm = static_cast<weftComm_t>(value);
+  g_comm_generation.fetch_add(1, std::memory_order_acq_rel);
   {
     // Not attached any more: already released at MPI_Finalize (Open MPI deletes
     // MPI_COMM_WORLD's attributes after MPI_COMM_SELF's).
@@ -65,6 +71,7 @@ int DeleteAttr(MPI_Comm, int, void* value, void*) {
 int FinalizeCleanup(MPI_Comm, int, void*, void*) {
   PrintStats();
   ReleasePersistentAtFinalize();
+  g_comm_generation.fetch_add(1, std::memory_order_acq_rel);
   std::set<weftComm_t> left;
   {
     std::lock_guard<std::mutex> lk(g_mu);
@@ -111,6 +118,16 @@ weftComm_t CommFor(MPI_Comm comm, Fallback* why, bool set_up) {
     *why = Fallback::kSetupFailed;
     return nullptr;
   }
+  // The last communicator this thread served, remembered: MPI's attribute lookup cost about
+  // 240 instructions of every interposed call (callgrind, Open MPI).
+  struct Last {
+    MPI_Comm comm;
+    weftComm_t wc = nullptr;
+    uint64_t generation = 0;
+  };
+  thread_local Last last;
+  const uint64_t generation = g_comm_generation.load(std::memory_order_acquire);
+  if (last.wc != nullptr && last.comm == comm && last.generation == generation) return last.wc;
   void* value = nullptr;
   int found = 0;
   if (PMPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS) {
@@ -156,7 +173,8 @@ weftComm_t CommFor(MPI_Comm comm, Fallback* why, bool set_up) {
     *why = Fallback::kSetupFailed;
     return nullptr;
   }
-  return static_cast<weftComm_t>(value);
+  last = {comm, static_cast<weftComm_t>(value), generation};
+  return last.wc;
 }
 
 void SetUpEagerly(MPI_Comm comm) {

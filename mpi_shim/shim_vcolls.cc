@@ -36,8 +36,8 @@ struct VCall {
 
 // The arrays of one side of length n from VSide's bytes, in elements of es bytes.
 void Arrays(const VSide& v, size_t es, VCall* c) {
-  c->counts = Divided(v.counts(), es);
-  c->displs = Divided(v.offsets(), es);
+  DivideInto(v.counts(), es, &c->counts);
+  DivideInto(v.offsets(), es, &c->displs);
 }
 
 // Serve (a VCall, packed) or native (null). arrays/counts are the v side (receive for the
@@ -66,7 +66,7 @@ std::shared_ptr<VCall> PrepareV(VKind kind, const char* fn, bool nonblocking, co
   // root's (rooted) or everyone's (allgatherv) and stands for the block already in place.
   const bool gathers = kind != VKind::kScatterV;
   const bool in_place = gathers ? s == MPI_IN_PLACE : r == MPI_IN_PLACE;
-  auto c = std::make_shared<VCall>();
+  std::shared_ptr<VCall> c = ReusableCall<VCall>(!nonblocking);
   c->kind = kind;
   c->root = rooted ? root : 0;
   c->comm = wc;
@@ -97,12 +97,17 @@ std::shared_ptr<VCall> PrepareV(VKind kind, const char* fn, bool nonblocking, co
   if (gathers && in_place && (*err = c->out.Pack()) != MPI_SUCCESS) return nullptr;
   const size_t unit =
       (v_side ? vshape : oshape).basic != MPI_DATATYPE_NULL ? (v_side ? vshape : oshape).size : 1;
-  std::vector<const std::vector<size_t>*> all;
-  if (c->has_in) all.insert(all.end(), {&c->in.counts(), &c->in.offsets()});
-  if (c->has_out) all.insert(all.end(), {&c->out.counts(), &c->out.offsets()});
   size_t es = 1;
-  c->type = ElementFor(all, unit, &es);
-  if (v_side) Arrays(vs, es, c.get());
+  c->type = ElementFor(
+      {c->has_in ? &c->in.counts() : nullptr, c->has_in ? &c->in.offsets() : nullptr,
+       c->has_out ? &c->out.counts() : nullptr, c->has_out ? &c->out.offsets() : nullptr},
+      unit, &es);
+  if (v_side) {
+    Arrays(vs, es, c.get());
+  } else {  // a reused call's arrays are another call's
+    c->counts.clear();
+    c->displs.clear();
+  }
   if (gathers) {
     c->dst = c->has_out ? c->out.bytes() : nullptr;
     // In place, this rank's block is at its own displacement of the receive buffer.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "shim_types.h"
@@ -29,6 +30,11 @@ class VSide {
     shape_ = shape;
     comm_ = comm;
     direct_ = shape.dense && static_cast<size_t>(shape.extent) == shape.size && shape.true_lb >= 0;
+    // A reused side (ReusableCall) keeps its arrays' capacity: a loop allocates nothing.
+    counts_.clear();
+    offsets_.clear();
+    user_displs_.clear();
+    user_counts_.clear();
     size_t packed = 0;
     for (int j = 0; j < n; ++j) {
       if (counts[j] < 0 || displs[j] < 0) return false;
@@ -91,11 +97,12 @@ class VSide {
 
 // weft's element for these byte counts: bytes while every value fits MPI's int (what weft's
 // v-calls take), else elements of `unit` bytes where every value divides.
-inline weftDataType_t ElementFor(const std::vector<const std::vector<size_t>*>& all, size_t unit,
+inline weftDataType_t ElementFor(std::initializer_list<const std::vector<size_t>*> all, size_t unit,
                                  size_t* es) {
   size_t top = 0;
   bool divides = unit > 1;
   for (const auto* v : all) {
+    if (v == nullptr) continue;  // a side this rank does not have
     for (size_t x : *v) {
       top = std::max(top, x);
       divides = divides && x % unit == 0;
@@ -117,10 +124,10 @@ inline weftDataType_t ElementFor(const std::vector<const std::vector<size_t>*>& 
   }
 }
 
-inline std::vector<size_t> Divided(const std::vector<size_t>& v, size_t es) {
-  std::vector<size_t> out(v);
-  for (size_t& x : out) x /= es;
-  return out;
+// v in elements of es bytes, into *out (whose capacity a reused call keeps).
+inline void DivideInto(const std::vector<size_t>& v, size_t es, std::vector<size_t>* out) {
+  out->assign(v.begin(), v.end());
+  for (size_t& x : *out) x /= es;
 }
 
 }  // namespace weft::shim
