@@ -1,6 +1,7 @@
 /* OSU-style latency of every collective the interposer serves (allreduce, reduce_scatter_block,
  * reduce_scatter, alltoall, alltoallv, allgather, allgatherv, bcast, reduce, gather, scatter,
- * barrier, and MPI_Iallreduce + MPI_Wait), native and interposed in the same run, on one reused
+ * the v-forms with skewed counts (rank 0's block twice the others'), scan, exscan, barrier, and
+ * MPI_Iallreduce + MPI_Wait), native and interposed in the same run, on one reused
  * buffer as OSU measures: run it under weftrun, and each MPI_X call goes through weft's
  * interposer while the matching PMPI_X call is the library's own routine. Also measures the
  * interposer's cost on a fallback path (a user-defined op, which weft hands to the native routine).
@@ -62,6 +63,68 @@ static int ReduceScatterEqual(void* s, void* r, int n, MPI_Comm c, int native) {
   for (int j = 0; j < size && j < 1024; ++j) counts[j] = n / size;
   return native ? PMPI_Reduce_scatter(s, r, counts, MPI_DOUBLE, MPI_SUM, c)
                 : MPI_Reduce_scatter(s, r, counts, MPI_DOUBLE, MPI_SUM, c);
+}
+
+/* Skewed counts, the same total shape at every size: rank 0's block twice the others'. What the
+ * interposer serves as a v-collective (unequal blocks). */
+static int* SkewedCounts(int n, int size, int* displs) {
+  static int counts[1024];
+  const int block = n / size;
+  int at = 0;
+  for (int j = 0; j < size && j < 1024; ++j) {
+    counts[j] = j == 0 ? 2 * block : block;
+    if (displs) displs[j] = at;
+    at += counts[j];
+  }
+  return counts;
+}
+
+static int AllgathervSkewed(void* s, void* r, int n, MPI_Comm c, int native) {
+  static int displs[1024];
+  int size, rank;
+  MPI_Comm_size(c, &size);
+  MPI_Comm_rank(c, &rank);
+  int* counts = SkewedCounts(n, size, displs);
+  return native ? PMPI_Allgatherv(s, counts[rank], MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, c)
+                : MPI_Allgatherv(s, counts[rank], MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, c);
+}
+
+static int ReduceScatterSkewed(void* s, void* r, int n, MPI_Comm c, int native) {
+  int size;
+  MPI_Comm_size(c, &size);
+  int* counts = SkewedCounts(n, size, NULL);
+  return native ? PMPI_Reduce_scatter(s, r, counts, MPI_DOUBLE, MPI_SUM, c)
+                : MPI_Reduce_scatter(s, r, counts, MPI_DOUBLE, MPI_SUM, c);
+}
+
+static int GathervSkewed(void* s, void* r, int n, MPI_Comm c, int native) {
+  static int displs[1024];
+  int size, rank;
+  MPI_Comm_size(c, &size);
+  MPI_Comm_rank(c, &rank);
+  int* counts = SkewedCounts(n * size, size, displs);
+  return native ? PMPI_Gatherv(s, counts[rank], MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, 0, c)
+                : MPI_Gatherv(s, counts[rank], MPI_DOUBLE, r, counts, displs, MPI_DOUBLE, 0, c);
+}
+
+static int ScattervSkewed(void* s, void* r, int n, MPI_Comm c, int native) {
+  static int displs[1024];
+  int size, rank;
+  MPI_Comm_size(c, &size);
+  MPI_Comm_rank(c, &rank);
+  int* counts = SkewedCounts(n * size, size, displs);
+  return native ? PMPI_Scatterv(s, counts, displs, MPI_DOUBLE, r, counts[rank], MPI_DOUBLE, 0, c)
+                : MPI_Scatterv(s, counts, displs, MPI_DOUBLE, r, counts[rank], MPI_DOUBLE, 0, c);
+}
+
+static int Scan(void* s, void* r, int n, MPI_Comm c, int native) {
+  return native ? PMPI_Scan(s, r, n, MPI_DOUBLE, MPI_SUM, c)
+                : MPI_Scan(s, r, n, MPI_DOUBLE, MPI_SUM, c);
+}
+
+static int Exscan(void* s, void* r, int n, MPI_Comm c, int native) {
+  return native ? PMPI_Exscan(s, r, n, MPI_DOUBLE, MPI_SUM, c)
+                : MPI_Exscan(s, r, n, MPI_DOUBLE, MPI_SUM, c);
 }
 
 static int Alltoallv(void* s, void* r, int n, MPI_Comm c, int native) {
@@ -182,15 +245,17 @@ int main(int argc, char** argv) {
   const size_t max_bytes = argc > 1 ? strtoul(argv[1], NULL, 0) : (1u << 20);
   const int base_iters = argc > 2 ? atoi(argv[2]) : 1000;
   const int interposed = dlsym(RTLD_DEFAULT, "weftAllReduce") != NULL;
-  double* s = malloc(max_bytes * size + 64);
-  double* r = malloc(max_bytes * size + 64);
-  for (size_t i = 0; i < max_bytes * size / sizeof(double); ++i) s[i] = 1.0;
+  double* s = malloc(max_bytes * (size + 1) + 64);
+  double* r = malloc(max_bytes * (size + 1) + 64);
+  for (size_t i = 0; i < max_bytes * (size + 1) / sizeof(double); ++i) s[i] = 1.0;
   MPI_Op_create(UserSum, 1, &g_user_op);
   if (rank == 0) {
     printf(
         "# weft-shim-latency: %d ranks; interposer %s; average us per call (median of 5 rounds),\n",
         size, interposed ? "loaded (MPI_X = weft, PMPI_X = native)" : "NOT loaded (both native)");
-    printf("# slowest rank; bytes = per-rank send buffer of doubles\n");
+    printf(
+        "# slowest rank; bytes = per-rank send buffer of doubles (the v-forms: the equal "
+        "form's)\n");
     printf("%-24s %10s %12s %12s %8s\n", "# collective", "bytes", "native_us", "shim_us", "n/s");
   }
   /* sized: whether the call moves data (a barrier has one row). */
@@ -205,6 +270,12 @@ int main(int argc, char** argv) {
                {"MPI_Alltoallv", Alltoallv, 1},
                {"MPI_Allgather", Allgather, 1},
                {"MPI_Allgatherv", Allgatherv, 1},
+               {"MPI_Allgatherv(skew)", AllgathervSkewed, 1},
+               {"MPI_Reduce_scatter(skew)", ReduceScatterSkewed, 1},
+               {"MPI_Gatherv(skew)", GathervSkewed, 1},
+               {"MPI_Scatterv(skew)", ScattervSkewed, 1},
+               {"MPI_Scan", Scan, 1},
+               {"MPI_Exscan", Exscan, 1},
                {"MPI_Bcast", Bcast, 1},
                {"MPI_Reduce", Reduce, 1},
                {"MPI_Gather", Gather, 1},
