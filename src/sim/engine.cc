@@ -184,6 +184,7 @@ Engine::Step Engine::StepOne(int r) {
               ? 0
               : static_cast<size_t>(std::min<uint64_t>(in.value, st.pending.size()));
       const size_t older = st.pending.size() - keep;
+      arrivals_.clear();
       for (size_t k = 0; k < older; ++k) {
         const int id = st.pending[k];
         const Message& m = msgs_[id];
@@ -194,9 +195,20 @@ Engine::Step Engine::StepOne(int r) {
         } else {
           peer = std::max(peer, m.done);
         }
+        const double o_r = opt_.model.Tier(m.src, m.dst).recv_overhead_us;
+        if (m.dst == r && o_r > 0) arrivals_.push_back({m.done, o_r});
       }
       // Blocked: on an oversubscribed machine the core went to another rank meanwhile.
+      const double start = st.clock;
       st.clock = peer > local ? peer + opt_.model.wake_us : local;
+      // LogGP's o_r: the core takes the arrivals in the order they came, each for o_r, from
+      // the wait's start (those that came while it worked on earlier ones queue).
+      if (!arrivals_.empty()) {
+        std::sort(arrivals_.begin(), arrivals_.end());
+        double handled = start;
+        for (const auto& [at, o_r] : arrivals_) handled = std::max(handled, at) + o_r;
+        st.clock = std::max(st.clock, handled);
+      }
       st.pending.erase(st.pending.begin(), st.pending.begin() + static_cast<std::ptrdiff_t>(older));
       break;
     }

@@ -98,7 +98,7 @@ class Engine {
   // --topology 32x64.)
   bool Across(const tune::LinkTier& tier) const { return &tier == &opt_.model.inter; }
   double WireUs(const tune::LinkTier& tier, uint64_t bytes) const {
-    return opt_.model.WireUs(tier, bytes) + (Across(tier) ? opt_.model.link_message_us : 0);
+    return Across(tier) ? opt_.model.LinkMessageUs(tier, bytes) : opt_.model.WireUs(tier, bytes);
   }
   int NodeOf(int rank) const { return opt_.model.nodes->node_of_rank[rank]; }
   void Allocate();
@@ -118,6 +118,8 @@ class Engine {
   int P_;
   std::vector<Rank> ranks_;
   std::vector<tune::ComputePricer> pricers_;  // per rank: its copies' and reduces' costs
+  // Scratch: one wait's receives that cost their receiver time, (arrival, o_r).
+  std::vector<std::pair<double, double>> arrivals_;
   // Per rank, counter -> signals in one call: a wait in a later call counts from there.
   std::vector<std::map<int, uint64_t>> signals_per_call_;
   std::vector<double> nic_free_;

@@ -108,6 +108,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
     bool send, waits;           // waits: a receive, or a send by rendezvous (blocks for its peer)
     double latency, wire, own;  // wire: its share of a shared node link; own: its own bytes
     double posted;              // the rank's time when it was started
+    double recv_overhead;       // a receive's o_r at its tier
   };
   std::vector<Message> round;  // the messages the round's wait completes, in the order started
   // Whether the last round was bound by a node link its node's ranks share. The link still
@@ -126,6 +127,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
     const size_t older = round.size() - keep;
     double latency_out = 0, latency_in = 0, wire_out = 0, wire_in = 0, own_out = 0, own_in = 0;
     uint64_t messages = 0;
+    double received_us = 0;  // the receiver's core time for the round's arrivals
     bool receives = false;
     // The round's messages move from the first one's start (earlier than the round's own
     // start where a waitolder left them in flight), and none is done before its own latency
@@ -139,6 +141,7 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
       (x.send ? wire_out : wire_in) += x.wire;
       (x.send ? own_out : own_in) += x.own;
       messages += x.send;
+      received_us += x.send ? 0 : x.recv_overhead;
       receives = receives || x.waits;
     }
     // Posting a send costs the rank's injection, not its core: weft-sim books it on the rank's
@@ -148,6 +151,9 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
     // 20.2, where the unchunked recipe's 62 sends gave 28.5 and 28.4).
     own_out += messages * m.message_overhead_us;
     wire_out = std::max(wire_out, own_out);
+    // The receiver's core takes each arrival in turn (LogGP's o_r).
+    own_in += received_us;
+    wire_in = std::max(wire_in, own_in);
     const bool posted = older > 0;
     // A round that receives (or sends by rendezvous) blocks for its peer, and gives the core
     // away where the machine is oversubscribed.
@@ -183,7 +189,8 @@ double EstimateProgramUs(const ir::Program& p, const CostModel& m) {
             {send, !send || t.Rendezvous(in.bytes),
              t.latency_us + (t.Rendezvous(in.bytes) ? t.rendezvous_us : 0),
              m.WireUs(t, in.bytes * sharers) + (across ? sharers * m.link_message_us : 0),
-             m.WireUs(t, in.bytes) + (across ? m.link_message_us : 0), total + overlapped});
+             across ? m.LinkMessageUs(t, in.bytes) : m.WireUs(t, in.bytes), total + overlapped,
+             t.recv_overhead_us});
         break;
       }
       case ir::Opcode::kWaitAll:

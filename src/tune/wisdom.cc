@@ -25,6 +25,7 @@ const ParamField kParams[] = {
     {"intra.cached_bytes", [](CostModel& m) { return &m.intra.cached_bytes; }, 1e12},
     {"intra.cached_gbytes_per_s", [](CostModel& m) { return &m.intra.cached_gbytes_per_s; }, 1e5},
     {"intra.eager_gbytes_per_s", [](CostModel& m) { return &m.intra.eager_gbytes_per_s; }, 1e5},
+    {"intra.recv_overhead_us", [](CostModel& m) { return &m.intra.recv_overhead_us; }, 1e6},
     {"inter.latency_us", [](CostModel& m) { return &m.inter.latency_us; }, 1e6},
     {"inter.gbytes_per_s", [](CostModel& m) { return &m.inter.gbytes_per_s; }, 1e5},
     {"inter.eager_bytes", [](CostModel& m) { return &m.inter.eager_bytes; }, 1e12},
@@ -32,7 +33,9 @@ const ParamField kParams[] = {
     {"inter.cached_bytes", [](CostModel& m) { return &m.inter.cached_bytes; }, 1e12},
     {"inter.cached_gbytes_per_s", [](CostModel& m) { return &m.inter.cached_gbytes_per_s; }, 1e5},
     {"inter.eager_gbytes_per_s", [](CostModel& m) { return &m.inter.eager_gbytes_per_s; }, 1e5},
+    {"inter.recv_overhead_us", [](CostModel& m) { return &m.inter.recv_overhead_us; }, 1e6},
     {"message_overhead_us", [](CostModel& m) { return &m.message_overhead_us; }, 1e6},
+    {"link_message_us", [](CostModel& m) { return &m.link_message_us; }, 1e6},
     {"counter_wait_us", [](CostModel& m) { return &m.counter_wait_us; }, 1e6},
     {"call_overhead_us", [](CostModel& m) { return &m.call_overhead_us; }, 1e6},
     {"copy_gbytes_per_s", [](CostModel& m) { return &m.copy_gbytes_per_s; }, 1e5},
@@ -88,6 +91,23 @@ const std::vector<std::string>& WisdomParamNames() {
     return n;
   }();
   return names;
+}
+
+bool ParseParamLine(const std::string& text, WisdomParam* out, std::string* why) {
+  std::string name, value;
+  SplitLine(Trim(text), &name, &value);
+  const ParamField* f = FindField(name);
+  if (f == nullptr) {
+    *why = "unknown parameter '" + name + "'";
+    return false;
+  }
+  double v = 0;
+  if (!ParseNumber(Trim(value), 0, f->max, &v)) {
+    *why = "parameter " + name + " has a bad value '" + value + "'";
+    return false;
+  }
+  *out = {name, v};
+  return true;
 }
 
 bool ParseWisdom(const std::string& text, Wisdom* out, std::string* why) {
@@ -154,15 +174,10 @@ bool ParseWisdom(const std::string& text, Wisdom* out, std::string* why) {
     } else if (word == "cpu") {
       cur->key.cpu = rest;
     } else if (word == "param") {
-      std::string name, value;
-      SplitLine(rest, &name, &value);
-      const ParamField* f = FindField(name);
-      if (f == nullptr) return fail("unknown parameter '" + name + "'");
-      double v = 0;
-      if (!ParseNumber(Trim(value), 0, f->max, &v)) {
-        return fail("parameter " + name + " has a bad value '" + value + "'");
-      }
-      cur->params.push_back({name, v});
+      WisdomParam param;
+      std::string param_why;
+      if (!ParseParamLine(rest, &param, &param_why)) return fail(param_why);
+      cur->params.push_back(std::move(param));
     } else if (word == "range") {
       std::vector<Override> one;
       std::string range_why;

@@ -59,6 +59,10 @@ struct Wisdom {
 /// The parameter names a section may hold, each a CostModel field.
 const std::vector<std::string>& WisdomParamNames();
 
+/// Parses "NAME VALUE" (a `param` line's rest: a name WisdomParamNames lists and a number in
+/// its range); false with the reason in *why.
+bool ParseParamLine(const std::string& text, WisdomParam* out, std::string* why);
+
 /// Parses a wisdom file's text; false with the line and the reason in *why (a bad version,
 /// an unknown line, a number out of range, a truncated section, a bad range or recipe).
 bool ParseWisdom(const std::string& text, Wisdom* out, std::string* why);

@@ -26,6 +26,8 @@ grep -q "^wisdom: $dir/w" "$dir/out" || fail "weft-tune wrote no wisdom"
 "$info" --wisdom "$dir/w" >"$dir/out" || fail "weft-info --wisdom"
 grep -q "^2 ranks, nodes 1x2" "$dir/out" || fail "no 2-rank section"
 grep -q "intra.latency_us" "$dir/out" || fail "no calibrated latency"
+grep -q "intra.recv_overhead_us" "$dir/out" || fail "no calibrated receive overhead"
+! grep -q "link_message_us" "$dir/out" || fail "a network gap measured on one node"
 
 # 2. The file's ranges replaced by one the default never picks on one node (point to point).
 awk '/^#/ {print; next}

@@ -17,17 +17,43 @@
 namespace weft::tools {
 namespace {
 
-// A shape ("2x4", "2x4:rr", "3+1") or "@FILE" with the topology's text form.
-bool ReadTopology(const std::string& v, Topology* t, std::string* why) {
+// A shape ("2x4", "2x4:rr", "3+1") or "@FILE": a cluster file, whose `param NAME VALUE` lines
+// (the wisdom file's names) set the cost model and whose other lines, '#' comments aside, are a
+// shape on one line or the topology's text form (weft-info --topology).
+bool ReadTopology(const std::string& v, Topology* t, tune::CostModel* model, std::string* why) {
   if (v.empty() || v[0] != '@') return Topology::FromShape(v, t, why);
   std::ifstream in(v.substr(1));
   if (!in) {
     *why = "cannot read " + v.substr(1);
     return false;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return Topology::FromText(text.str(), t, why);
+  std::string line, placement;
+  int placement_lines = 0, lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    const size_t a = line.find_first_not_of(" \t\r");
+    if (a == std::string::npos || line[a] == '#') continue;
+    if (line.compare(a, 6, "param ") == 0) {
+      tune::WisdomParam p;
+      std::string param_why;
+      if (!tune::ParseParamLine(line.substr(a + 6), &p, &param_why)) {
+        *why = v.substr(1) + " line " + std::to_string(lineno) + ": " + param_why;
+        return false;
+      }
+      tune::ApplyParams(tune::WisdomSection{{}, {p}, {}}, model);
+      continue;
+    }
+    placement += line.substr(a) + "\n";
+    ++placement_lines;
+  }
+  if (placement_lines == 1 && placement.compare(0, 13, "weft-topology") != 0) {
+    placement.pop_back();
+    while (!placement.empty() && (placement.back() == ' ' || placement.back() == '\r')) {
+      placement.pop_back();
+    }
+    return Topology::FromShape(placement, t, why);
+  }
+  return Topology::FromText(placement, t, why);
 }
 
 // The calibrated parameters of the first section of a wisdom file for the call's rank count
@@ -63,7 +89,8 @@ const char* SpecUsage() {
   return "<allreduce|reduce_scatter|allgather|bcast|reduce|alltoall|gather|scatter> -p P -n COUNT\n"
          "  [--dtype T] [--op sum|prod|max|min|matmul2x2] [--root R] [--in-place]\n"
          "  [--recipe GEN[:FACTORS][@CHUNK] | NODE/NET | [NODE/NET]@CHUNK] [--net-gbits G]\n"
-         "  [--net-latency-us US] [--net-message-us US]\n"
+         "  [--net-latency-us US] [--net-message-us US] [--send-overhead-us US]\n"
+         "  [--recv-overhead-us US]\n"
          "  [--topology NODESxRANKS[:rr] | L1+L2+... | @FILE] [--no-node-shm] [--no-zero-copy]\n"
          "  [--no-single-copy] [--oversubscribed] [--wisdom FILE]\n";
 }
@@ -122,13 +149,20 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       long long gbits = 0;
       ok = value(&v) && ParseInt(v, 1, 1 << 20, &gbits);
       if (ok) a->model.inter.gbytes_per_s = static_cast<double>(gbits) / 8.0;
-    } else if (f == "--net-latency-us" || f == "--net-message-us") {
-      // The network's latency, and the time its link spends per message (1 / message rate).
+    } else if (f == "--net-latency-us" || f == "--net-message-us" || f == "--send-overhead-us" ||
+               f == "--recv-overhead-us") {
+      // The network's latency; LogGP's gap (the least time a node's link spends per message,
+      // 1 / its message rate); a sender's core time per message, and a receiver's per message
+      // from another node.
       ok = value(&v);
       char* end = nullptr;
       const double us = ok ? std::strtod(v.c_str(), &end) : 0;
       ok = ok && end != v.c_str() && *end == 0 && us >= 0 && us <= 1e6;
-      (f == "--net-latency-us" ? a->model.inter.latency_us : a->model.link_message_us) = us;
+      double* field = f == "--net-latency-us"     ? &a->model.inter.latency_us
+                      : f == "--net-message-us"   ? &a->model.link_message_us
+                      : f == "--send-overhead-us" ? &a->model.message_overhead_us
+                                                  : &a->model.inter.recv_overhead_us;
+      *field = us;
     } else if (f == "--no-node-shm") {
       // Across nodes, the node levels point-to-point (as WEFT_SHM=0 or a node without its
       // segment makes them in the library).
@@ -151,7 +185,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       // NxR, NxR:rr, node sizes (3+1), or @FILE holding the text form (weft-info --topology).
       Topology t;
       std::string why;
-      ok = value(&v) && ReadTopology(v, &t, &why) && t.nranks <= kMaxRanks;
+      ok = value(&v) && ReadTopology(v, &t, &a->model, &why) && t.nranks <= kMaxRanks;
       if (!ok) a->rest_error = "--topology: " + (why.empty() ? "more than 65536 ranks" : why);
       if (ok) {
         if (!have_p) a->spec.nranks = t.nranks;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "calibrate_messages.h"
 #include "calibrate_node.h"
 #include "core/dtype.h"
 #include "time_recipes.h"
@@ -142,32 +143,6 @@ void MeasureTier(MPI_Comm comm, int me, int a, int b, double out[7]) {
   run(kStop, 0, 0);
 }
 
-// Time on a for `k` 8-byte sends posted together and acknowledged by b.
-double BurstUs(MPI_Comm comm, int me, int a, int b, int k) {
-  std::vector<MPI_Request> reqs(k);
-  std::vector<double> bufs(k);
-  const double t0 = MPI_Wtime();
-  for (int i = 0; i < k; ++i) {
-    if (me == a) MPI_Isend(&bufs[i], 8, MPI_BYTE, b, 2, comm, &reqs[i]);
-    if (me == b) MPI_Irecv(&bufs[i], 8, MPI_BYTE, a, 2, comm, &reqs[i]);
-  }
-  MPI_Waitall(k, reqs.data(), MPI_STATUSES_IGNORE);
-  char ack = 0;
-  if (me == b) MPI_Send(&ack, 0, MPI_BYTE, a, 3, comm);
-  if (me == a) MPI_Recv(&ack, 0, MPI_BYTE, b, 3, comm, MPI_STATUS_IGNORE);
-  return (MPI_Wtime() - t0) * 1e6;
-}
-
-double MessageOverheadUs(MPI_Comm comm, int me, int a, int b) {
-  if (me != a && me != b) return -1;
-  std::vector<double> one, many;
-  for (int i = 0; i < 23; ++i) {
-    one.push_back(BurstUs(comm, me, a, b, 1));
-    many.push_back(BurstUs(comm, me, a, b, 64));
-  }
-  return std::max(0.0, (Median(many) - Median(one)) / 63);
-}
-
 // What a weft call costs beyond the messages it makes: between ranks a and b alone (a weft
 // communicator of the two), an allreduce of 8 B with one exchange (rexch:2) against the same
 // exchange in MPI (Irecv, Isend, Waitall), each timed as a loop of calls in turns, the slower
@@ -225,7 +200,7 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
   }
   // v: values measured on rank 0 (the first rank of each measured pair), broadcast.
   // -1: not measured (no such pair), and the model keeps its default.
-  constexpr int kN = 26;
+  constexpr int kN = 29;
   double v[kN];
   std::fill(v, v + kN, -1.0);
   for (int tier = 0; tier < 2; ++tier) {
@@ -245,6 +220,18 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
     const double o = MessageOverheadUs(c, me, 0, pair);
     if (me == 0) v[12] = o;
   }
+  QuietBarrier(c);
+  for (int tier = 0; tier < 2; ++tier) {
+    const int b = tier == 0 ? intra : inter;
+    if (b >= 0) {
+      const double o_r = RecvOverheadUs(c, me, b, 0);
+      if (me == 0) v[tier == 0 ? 26 : 28] = o_r;
+    }
+    QuietBarrier(c);
+  }
+  QuietBarrier(c);
+  const double gap = LinkMessageUs(c, comm.topo, me, inter);
+  if (me == 0) v[27] = gap;
   QuietBarrier(c);
   if (pair >= 0) {
     const double call = CallOverheadUs(c, me, 0, pair);
@@ -305,7 +292,10 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
                                        "intra.eager_gbytes_per_s",
                                        "inter.eager_gbytes_per_s",
                                        "wake_us",
-                                       "single_copy_gbytes_per_s"};
+                                       "single_copy_gbytes_per_s",
+                                       "intra.recv_overhead_us",
+                                       "link_message_us",
+                                       "inter.recv_overhead_us"};
   static const char* const kHow[] = {
       "8 B ping-pong, half round trip, rank 0 and a rank of its node",
       "16 MiB exchanged both ways at once, bytes over (time - latency)",
@@ -339,7 +329,12 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
       "8 B exchange loop, every pair of a machine's ranks at once against one pair alone: time "
       "added per exchange (0 where rank 0's machine has a core per rank, or under 4 ranks)",
       "process_vm_readv of buffers twice the last-level cache, local ranks 0 and 1 reading each "
-      "other at once, timed on rank 0, the median (where permitted)"};
+      "other at once, timed on rank 0, the median (where permitted)",
+      "64 8 B messages from a rank of rank 0's node, already arrived, received together "
+      "against one: extra time per receive",
+      "every rank of rank 0's node sends 64 8 B messages to its counterpart on another node at "
+      "once, against one each: extra time per message of the node",
+      "as intra.recv_overhead_us, from the first rank of another node"};
   static_assert(std::size(kNames) == kN && std::size(kHow) == kN, "one name and how per value");
   std::vector<tune::WisdomParam> out;
   for (int i = 0; i < kN; ++i) {

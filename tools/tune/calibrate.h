@@ -11,6 +11,13 @@
 //       256 B to the largest ping-pong size under it
 //   inter.*               the same between rank 0 and the first rank of another node
 //   message_overhead_us   64 small sends posted at once against one: the extra time per send
+//   intra.recv_overhead_us / inter.recv_overhead_us   64 small messages from a rank of the
+//       node / another node, already arrived (waiting in the unexpected queue), received
+//       together against one: the extra time per receive
+//   link_message_us       every rank of rank 0's node sends 64 small messages at once to its
+//       counterpart on another node, against one each: the extra time per message of the node
+//       (the link's gap; where the node's senders cannot fill the link, their o_s over their
+//       number, an upper bound)
 //   counter_wait_us       a counter in MPI shared memory handed back and forth between two
 //       ranks of one machine: half the round trip (what a node phase's wait costs)
 //   call_overhead_us      rank 0 and its partner on a weft communicator of their own: an 8 B
