@@ -23,7 +23,9 @@ mkdir -p "$out"
 # (weft's pairwise:1), reproduces the 15,613 us HAN's authors measured for their flat
 # algorithm at 64 B (2,047 rounds of 7.6 us); no per-message link time (HAN's own 435 us at
 # 64 B, over the 330 us that node's 7.9 MiB take at 200 Gbit/s, leaves at most 0.05 us for
-# each of its 1,984 messages a node).
+# each of its 1,984 messages a node). Open MPI's tuned component in fact runs modified Bruck at
+# 2,048 ranks below 1 KiB blocks and linear from there (coll_tuned_decision_fixed.c), not
+# pairwise: scripts/bench-loggp-han.sh replays those, with a per-message NIC cost.
 declare -A nets=([default]="" [han-cluster]="--net-gbits 200 --net-latency-us 7.5")
 
 radices() {  # "-4,-4,-2,2,4,4": reduce_scatter and allgather radices up to 4 over $1 ranks

@@ -61,8 +61,10 @@ bool CommUsesNodeAllToAllV(Comm& comm) {
     SelectionInput in;
     sched::Recipe recipe;
     const char* decided_by = "";
+    // Either node-aware alltoall (nodea2a, nodepair) says fewer network messages pay.
     use = MakeSelectionInput(comm, a2a, &in) &&
-          ChooseRecipe(comm, in, &recipe, &why, &decided_by) && recipe.generator == "nodea2a";
+          ChooseRecipe(comm, in, &recipe, &why, &decided_by) &&
+          (recipe.generator == "nodea2a" || recipe.generator == "nodepair");
     if (!use && why.empty()) {
       why = "alltoall of " + std::to_string(kProbeBlockBytes) + "-byte blocks runs " +
             sched::RecipeText(recipe) + " (" + decided_by + ")";

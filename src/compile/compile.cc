@@ -174,7 +174,10 @@ std::vector<Recipe> CandidateRecipes(const CollSpec& spec, const GenEnv& env,
     case Coll::kAllToAll:
       add("pairwise", {4});
       add("bruck", {});
-      if (NumNodes(spec) > 1) add("nodea2a", {4});
+      if (NumNodes(spec) > 1) {
+        add("nodea2a", {4});
+        add("nodepair", {});
+      }
       break;
     case Coll::kScan:
     case Coll::kExScan:

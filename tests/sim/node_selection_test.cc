@@ -110,7 +110,10 @@ TEST(NodeAware, SelectionSeesTheRingCrossAlone) {
 }
 
 // At 32 nodes x 64 ranks the model prices the flat pairwise alltoall at 2047 messages a rank;
-// the node-aware one at 63 + 31, so selection takes it for small blocks.
+// the node-aware ones at 63 + 31 (nodea2a) and about 2 x 63 + 1 (nodepair), so selection takes
+// one of them for small blocks. Under this default model (no cost per message at the NIC) the
+// estimate prefers nodepair, which weft-sim replays at 111.7 us against nodea2a:4's 108.2
+// (weft-sim alltoall -n 8 -d int8 --topology 32x64 --recipe R).
 TEST(NodeAware, SelectionTakesTheNodeAwareAllToAllForSmallBlocks) {
   sched::CollSpec spec;
   spec.coll = Coll::kAllToAll;
@@ -123,7 +126,8 @@ TEST(NodeAware, SelectionTakesTheNodeAwareAllToAllForSmallBlocks) {
   sched::Recipe chosen;
   std::string why;
   ASSERT_TRUE(sched::SelectRecipe(spec, sched::GenEnv{}, model, nullptr, &chosen, &why)) << why;
-  EXPECT_EQ(chosen.generator, "nodea2a");
+  EXPECT_TRUE(chosen.generator == "nodea2a" || chosen.generator == "nodepair")
+      << sched::RecipeText(chosen);
 }
 
 // On 64 + 64 + 32 ranks the flat butterfly's groups straddle the node boundaries, so its ranks

@@ -112,6 +112,16 @@ const std::vector<NodeFamily>& NodeFamilies() {
          [](const Topology&) {
            return sched::Recipe{"nodea2a", {4}};
          }},
+        {"nodepair",
+         {Coll::kAllToAll},
+         [](const Topology&) {
+           return sched::Recipe{"nodepair", {}};
+         }},
+        {"nodepair_k3",  // more lanes than some nodes have ranks (empty lanes)
+         {Coll::kAllToAll},
+         [](const Topology&) {
+           return sched::Recipe{"nodepair", {3}};
+         }},
         {"hier_rexch_rexch",
          {Coll::kAllReduce, Coll::kReduceScatter, Coll::kAllGather},
          [](const Topology& t) {

@@ -23,9 +23,11 @@ std::string Generator::Decline(const CollSpec& spec, const std::vector<int>& fac
 
 const std::vector<const Generator*>& AllGenerators() {
   static const std::vector<const Generator*> all = {
-      &RecursiveExchange(), &Ring(),         &CyclicShift(), &KaryTree(), &CopyIn(),
-      &OneShot(),           &ShmPipeline(),  &SingleCopy(),  &ZeroCopy(), &PairwiseAllToAll(),
-      &BruckAllToAll(),     &NodeAllToAll(), &ScanDoubling()};
+      &RecursiveExchange(), &Ring(),          &CyclicShift(),
+      &KaryTree(),          &CopyIn(),        &OneShot(),
+      &ShmPipeline(),       &SingleCopy(),    &ZeroCopy(),
+      &PairwiseAllToAll(),  &BruckAllToAll(), &NodeAllToAll(),
+      &NodePairAllToAll(),  &ScanDoubling()};
   return all;
 }
 

@@ -17,6 +17,7 @@ const Generator& ZeroCopy();           // zero_copy.cc
 const Generator& PairwiseAllToAll();   // pairwise_alltoall.cc
 const Generator& BruckAllToAll();      // bruck_alltoall.cc
 const Generator& NodeAllToAll();       // node_alltoall.cc
+const Generator& NodePairAllToAll();   // node_pair_alltoall.cc
 const Generator& ScanDoubling();       // scan_doubling.cc
 
 }  // namespace weft::sched
