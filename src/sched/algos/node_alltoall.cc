@@ -49,19 +49,9 @@ class NodeAllToAllGen final : public Generator {
     const int w = factors.empty() ? 4 : factors[0];
     const uint64_t blk = spec.count * ElemBytes(spec);
     Builder b(spec, rank);
-    uint64_t top = 0;  // scratch in use
-    auto take = [&](uint64_t bytes) {
-      const uint64_t at = top;
-      top += bytes;
-      b.NeedScratch(top);
-      return at;
-    };
-    ir::Ref src = SendAt(0);
-    if (spec.in_place) {
-      src = ScratchAt(take(spec.nranks * blk));
-      b.Copy(src, SendAt(0), spec.nranks * blk);
-    }
-    b.Copy(RecvAt(rank * blk), Plus(src, rank * blk), blk);
+    ScratchTop scratch(&b);
+    auto take = [&](uint64_t bytes) { return scratch.Take(bytes); };
+    const ir::Ref src = StartAllToAll(b, spec, rank, blk, scratch);
 
     // Destinations in round order: a peer on this node forwards for the same rounds (node
     // n + r is round r for every rank of node n), so both sides order a group's blocks alike.

@@ -73,19 +73,9 @@ class NodePairAllToAllGen final : public Generator {
     const int ln = static_cast<int>(rn.size());
     const uint64_t blk = spec.count * ElemBytes(spec);
     Builder b(spec, rank);
-    uint64_t top = 0;  // scratch in use
-    auto take = [&](uint64_t bytes) {
-      const uint64_t at = top;
-      top += bytes;
-      b.NeedScratch(top);
-      return at;
-    };
-    ir::Ref src = SendAt(0);
-    if (spec.in_place) {
-      src = ScratchAt(take(spec.nranks * blk));
-      b.Copy(src, SendAt(0), spec.nranks * blk);
-    }
-    b.Copy(RecvAt(rank * blk), Plus(src, rank * blk), blk);
+    ScratchTop scratch(&b);
+    auto take = [&](uint64_t bytes) { return scratch.Take(bytes); };
+    const ir::Ref src = StartAllToAll(b, spec, rank, blk, scratch);
     // Lanes out of this node in round order (m = n + r), and into it (from m = n - r).
     auto lanes_of = [&](bool out) {
       std::vector<Lane> v;

@@ -4,8 +4,10 @@
 // every rank of its node for y.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
+#include "sched/algos/builder.h"
 #include "topo/topology.h"
 
 namespace weft::sched {
@@ -27,6 +29,36 @@ inline std::vector<int> ServedBy(const Topology& t, int n, int i) {
 inline int SenderFor(const Topology& t, int from, int rank) {
   const std::vector<int>& rf = t.ranks_of_node[from];
   return rf[t.LocalRank(rank) % static_cast<int>(rf.size())];
+}
+
+/// Scratch handed out in order, the program's need growing with it.
+class ScratchTop {
+ public:
+  explicit ScratchTop(Builder* b) : b_(b) {}
+  /// The offset of `bytes` more scratch.
+  uint64_t Take(uint64_t bytes) {
+    const uint64_t at = top_;
+    top_ += bytes;
+    b_->NeedScratch(top_);
+    return at;
+  }
+
+ private:
+  Builder* b_;
+  uint64_t top_ = 0;
+};
+
+/// The start of a node-aware alltoall: the blocks to send (a scratch copy of them in place) once
+/// this rank's own block is in its place.
+inline ir::Ref StartAllToAll(Builder& b, const CollSpec& spec, int rank, uint64_t blk,
+                             ScratchTop& scratch) {
+  ir::Ref src = SendAt(0);
+  if (spec.in_place) {
+    src = ScratchAt(scratch.Take(spec.nranks * blk));
+    b.Copy(src, SendAt(0), spec.nranks * blk);
+  }
+  b.Copy(RecvAt(rank * blk), Plus(src, rank * blk), blk);
+  return src;
 }
 
 /// The node's ranks are consecutive (its blocks lie side by side in rank order).
