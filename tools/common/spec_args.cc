@@ -151,9 +151,9 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       if (ok) a->model.inter.gbytes_per_s = static_cast<double>(gbits) / 8.0;
     } else if (f == "--net-latency-us" || f == "--net-message-us" || f == "--send-overhead-us" ||
                f == "--recv-overhead-us") {
-      // The network's latency; LogGP's gap (the least time a node's link spends per message,
-      // 1 / its message rate); a sender's core time per message, and a receiver's per message
-      // from another node.
+      // The network's latency; the NIC's gap (what a node's link spends on each message beside
+      // its bytes, 1 / its message rate); a sender's core time per message, and a receiver's
+      // per message from another node.
       ok = value(&v);
       char* end = nullptr;
       const double us = ok ? std::strtod(v.c_str(), &end) : 0;
