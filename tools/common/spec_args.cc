@@ -182,7 +182,7 @@ bool ParseSpecArgs(int argc, char** argv, SpecArgs* a,
       // The calibrated parameters of a weft-tune file's section for -p ranks (applied below).
       ok = value(&wisdom_path);
     } else if (f == "--topology") {
-      // NxR, NxR:rr, node sizes (3+1), or @FILE holding the text form (weft-info --topology).
+      // NxR, NxR:rr, node sizes (3+1), or @FILE, a cluster file (ReadTopology).
       Topology t;
       std::string why;
       ok = value(&v) && ReadTopology(v, &t, &a->model, &why) && t.nranks <= kMaxRanks;

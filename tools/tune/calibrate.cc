@@ -229,7 +229,6 @@ std::vector<tune::WisdomParam> Calibrate(Comm& comm, std::vector<std::string>* n
     }
     QuietBarrier(c);
   }
-  QuietBarrier(c);
   const double gap = LinkMessageUs(c, comm.topo, me, inter);
   if (me == 0) v[27] = gap;
   QuietBarrier(c);

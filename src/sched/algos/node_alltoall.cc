@@ -138,12 +138,8 @@ class NodeAllToAllGen final : public Generator {
       }
       if (g + 1 < groups) forward(g + 1);
       b.WaitAll();
-      for (int from : unpack) {
-        const std::vector<int>& rf = t.ranks_of_node[from];
-        for (size_t s = 0; s < rf.size(); ++s) {
-          b.Copy(RecvAt(rf[s] * blk), ScratchAt(staged[from] + s * blk), blk);
-        }
-      }
+      for (int from : unpack)
+        PlaceNodeBlocks(b, t.ranks_of_node[from], ScratchAt(staged[from]), blk);
     }
     return b.Take();
   }

@@ -164,10 +164,8 @@ class NodePairAllToAllGen final : public Generator {
           const ir::Ref part = ScratchAt(arrived[o] + j * lm * blk);
           if (d != i) {
             b.Send(rn[d], part, lm * blk);
-          } else if (Consecutive(rm)) {
-            b.Copy(RecvAt(rm.front() * blk), part, lm * blk);
           } else {
-            for (uint64_t s = 0; s < lm; ++s) b.Copy(RecvAt(rm[s] * blk), Plus(part, s * blk), blk);
+            PlaceNodeBlocks(b, rm, part, blk);
           }
         }
       } else if (mine && Consecutive(rm)) {
@@ -179,12 +177,8 @@ class NodePairAllToAllGen final : public Generator {
       }
     }
     b.WaitAll();
-    for (const auto& [m, staged] : unpack) {
-      const std::vector<int>& rm = t.ranks_of_node[m];
-      for (size_t s = 0; s < rm.size(); ++s) {
-        b.Copy(RecvAt(rm[s] * blk), ScratchAt(staged + s * blk), blk);
-      }
-    }
+    for (const auto& [m, staged] : unpack)
+      PlaceNodeBlocks(b, t.ranks_of_node[m], ScratchAt(staged), blk);
     return b.Take();
   }
 

@@ -66,4 +66,16 @@ inline bool Consecutive(const std::vector<int>& ranks) {
   return ranks.back() - ranks.front() + 1 == static_cast<int>(ranks.size());
 }
 
+/// Copies the blocks of `ranks` (a node's ranks, in local order) lying side by side at `from` to
+/// their places in the receive buffer: one copy where the ranks are consecutive.
+inline void PlaceNodeBlocks(Builder& b, const std::vector<int>& ranks, ir::Ref from, uint64_t blk) {
+  if (Consecutive(ranks)) {
+    b.Copy(RecvAt(ranks.front() * blk), from, ranks.size() * blk);
+    return;
+  }
+  for (size_t s = 0; s < ranks.size(); ++s) {
+    b.Copy(RecvAt(ranks[s] * blk), Plus(from, s * blk), blk);
+  }
+}
+
 }  // namespace weft::sched
